@@ -1,0 +1,90 @@
+// The operator registry: for each op name, its arguments, attribute schema, type
+// relation, fusion pattern and the name of its reference kernel. Op definitions live in
+// src/op/ (one file per family) and are registered by register_builtin_ops().
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kiln/ir/type.h"
+#include "kiln/runtime/attrs.h"
+
+namespace kiln {
+
+// How an op may be fused with its neighbours (Relay's TOpPattern, same order).
+enum class OpPattern : uint8_t {
+  kElemwise = 0,
+  kBroadcast = 1,
+  kInjective = 2,
+  kCommReduce = 3,
+  kOutEWiseFusable = 4,
+  kTuple = 7,
+  kOpaque = 8,
+};
+const char* pattern_name(OpPattern p);
+
+enum class AttrKind : uint8_t { kBool, kInt, kFloat, kString, kInts, kFloats, kAny };
+
+struct AttrSpec {
+  std::string name;
+  AttrKind kind;
+  AttrValue default_value;  // None with required=false means "optional, absent"
+  bool required = false;
+};
+
+struct ArgSpec {
+  std::string name;
+  bool optional = false;
+};
+
+// Computes the result type from the argument types and normalised attributes, or throws
+// kiln::Error describing the mismatch (argument name, expected and found shapes).
+using TypeRelation = std::function<Type(const std::vector<Type>& arg_types, const Attrs& attrs)>;
+
+struct OpDef {
+  std::string name;
+  std::vector<ArgSpec> args;
+  bool variadic = false;  // accepts any number of arguments (at least args.size())
+  std::vector<AttrSpec> attr_specs;
+  TypeRelation relation;
+  OpPattern pattern = OpPattern::kOpaque;
+  std::string kernel;  // reference kernel name; defaults to the op name
+  std::string doc;
+
+  // Fluent set-up, used by the op files.
+  OpDef& describe(std::string text);
+  OpDef& arg(std::string arg_name, bool optional = false);
+  OpDef& set_variadic();
+  OpDef& attr(std::string attr_name, AttrKind kind, AttrValue default_value);
+  OpDef& required_attr(std::string attr_name, AttrKind kind);
+  OpDef& set_relation(TypeRelation rel);
+  OpDef& set_pattern(OpPattern p);
+  OpDef& set_kernel(std::string kernel_name);
+
+  // Checks the given attributes against the schema (unknown names, wrong kinds, missing
+  // required ones) and returns them with every default filled in, in schema order.
+  Attrs normalize(const Attrs& given) const;
+  // Checks the argument count.
+  void check_arity(size_t num_args) const;
+};
+
+class OpRegistry {
+ public:
+  static OpRegistry& global();
+  OpDef& add(const std::string& name);  // throws if already registered
+  const OpDef* find(const std::string& name) const;
+  const OpDef& get(const std::string& name) const;  // throws "unknown op"
+  std::vector<std::string> names() const;
+
+ private:
+  std::map<std::string, std::unique_ptr<OpDef>> ops_;
+};
+
+// Registers every built-in op (idempotent). Defined in the op layer; programs and tests
+// call it once at start-up.
+void register_builtin_ops();
+
+}  // namespace kiln

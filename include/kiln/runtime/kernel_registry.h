@@ -1,0 +1,33 @@
+// Reference kernels by op name. A kernel reads its inputs and writes outputs that the
+// caller has already allocated with the shapes and dtypes the op's type relation gave.
+// Tuple arguments arrive flattened, field by field; tuple results are several outputs.
+// Attributes arrive normalised: every attribute of the op's schema is present.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <span>
+#include <string>
+
+#include "kiln/runtime/attrs.h"
+#include "kiln/runtime/ndarray.h"
+
+namespace kiln {
+
+using KernelFn = std::function<void(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs)>;
+
+class KernelRegistry {
+ public:
+  // Holds every built-in reference kernel.
+  static const KernelRegistry& global();
+
+  void add(const std::string& name, KernelFn fn);
+  const KernelFn* find(const std::string& name) const;
+  // Throws kiln::Error naming the op when there is no kernel.
+  const KernelFn& get(const std::string& name) const;
+
+ private:
+  std::map<std::string, KernelFn> kernels_;
+};
+
+}  // namespace kiln

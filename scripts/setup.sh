@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs every Debian package kiln needs. Idempotent, non-interactive; run as root
+# (or with sudo available) on Debian 12.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build clang-format
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
+  nlohmann-json3-dev zlib1g-dev
+  python3-numpy python3-onnx
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  sudo_cmd=()
+  [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -q
+  "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,1 @@
+#include "kiln/interp/interpreter.h"

@@ -1,0 +1,153 @@
+#include "kiln/ir/op.h"
+
+#include "kiln/support/error.h"
+#include "kiln/support/strings.h"
+
+namespace kiln {
+
+const char* pattern_name(OpPattern p) {
+  switch (p) {
+    case OpPattern::kElemwise: return "elemwise";
+    case OpPattern::kBroadcast: return "broadcast";
+    case OpPattern::kInjective: return "injective";
+    case OpPattern::kCommReduce: return "comm-reduce";
+    case OpPattern::kOutEWiseFusable: return "out-elemwise-fusable";
+    case OpPattern::kTuple: return "tuple";
+    case OpPattern::kOpaque: return "opaque";
+  }
+  return "opaque";
+}
+
+OpDef& OpDef::describe(std::string text) {
+  doc = std::move(text);
+  return *this;
+}
+OpDef& OpDef::arg(std::string arg_name, bool optional) {
+  args.push_back({std::move(arg_name), optional});
+  return *this;
+}
+OpDef& OpDef::set_variadic() {
+  variadic = true;
+  return *this;
+}
+OpDef& OpDef::attr(std::string attr_name, AttrKind kind, AttrValue default_value) {
+  attr_specs.push_back({std::move(attr_name), kind, std::move(default_value), false});
+  return *this;
+}
+OpDef& OpDef::required_attr(std::string attr_name, AttrKind kind) {
+  attr_specs.push_back({std::move(attr_name), kind, AttrValue(), true});
+  return *this;
+}
+OpDef& OpDef::set_relation(TypeRelation rel) {
+  relation = std::move(rel);
+  return *this;
+}
+OpDef& OpDef::set_pattern(OpPattern p) {
+  pattern = p;
+  return *this;
+}
+OpDef& OpDef::set_kernel(std::string kernel_name) {
+  kernel = std::move(kernel_name);
+  return *this;
+}
+
+namespace {
+const char* kind_name(AttrKind k) {
+  switch (k) {
+    case AttrKind::kBool: return "bool";
+    case AttrKind::kInt: return "int";
+    case AttrKind::kFloat: return "float";
+    case AttrKind::kString: return "string";
+    case AttrKind::kInts: return "list of ints";
+    case AttrKind::kFloats: return "list of floats";
+    case AttrKind::kAny: return "any value";
+  }
+  return "?";
+}
+
+// Converts a value to the kind of the spec (int to float, single int to list ...).
+AttrValue coerce(const AttrSpec& spec, const AttrValue& v, const std::string& op) {
+  if (v.is_none()) return v;
+  try {
+    switch (spec.kind) {
+      case AttrKind::kBool: return AttrValue(v.as_bool());
+      case AttrKind::kInt: return AttrValue(v.as_int());
+      case AttrKind::kFloat: return AttrValue(v.as_double());
+      case AttrKind::kString: return AttrValue(v.as_string());
+      case AttrKind::kInts: return AttrValue(v.as_ints());
+      case AttrKind::kFloats: return AttrValue(v.as_doubles());
+      case AttrKind::kAny: return v;
+    }
+  } catch (const Error&) {
+  }
+  throw std::move(Error(cat("attribute '", spec.name, "' has the wrong kind"))
+                      .op(op)
+                      .expected(kind_name(spec.kind), v.to_string()));
+}
+}  // namespace
+
+Attrs OpDef::normalize(const Attrs& given) const {
+  for (const auto& [key, value] : given.entries()) {
+    bool known = false;
+    for (const auto& spec : attr_specs) known |= spec.name == key;
+    if (!known) {
+      std::vector<std::string> names;
+      for (const auto& spec : attr_specs) names.push_back(spec.name);
+      throw std::move(Error(cat("unknown attribute '", key, "'"))
+                          .op(name)
+                          .expected(names.empty() ? "no attributes" : "one of " + join(names), key));
+    }
+  }
+  Attrs out;
+  for (const auto& spec : attr_specs) {
+    const AttrValue* v = given.find(spec.name);
+    if (!v && spec.required) throw Error(cat("missing required attribute '", spec.name, "'")).op(name);
+    out.set(spec.name, v ? coerce(spec, *v, name) : spec.default_value);
+  }
+  return out;
+}
+
+void OpDef::check_arity(size_t num_args) const {
+  size_t required = 0;
+  for (const auto& a : args) required += a.optional ? 0 : 1;
+  bool ok = variadic ? num_args >= required : (num_args >= required && num_args <= args.size());
+  if (!ok) {
+    std::string want = variadic ? cat("at least ", required)
+                       : required == args.size() ? cat(required)
+                                                 : cat(required, " to ", args.size());
+    throw std::move(Error("wrong number of arguments").op(name).expected(want, cat(num_args)));
+  }
+}
+
+OpRegistry& OpRegistry::global() {
+  static OpRegistry registry;
+  return registry;
+}
+
+OpDef& OpRegistry::add(const std::string& name) {
+  auto& slot = ops_[name];
+  check(!slot, "op '", name, "' registered twice");
+  slot = std::make_unique<OpDef>();
+  slot->name = name;
+  slot->kernel = name;
+  return *slot;
+}
+
+const OpDef* OpRegistry::find(const std::string& name) const {
+  auto it = ops_.find(name);
+  return it == ops_.end() ? nullptr : it->second.get();
+}
+
+const OpDef& OpRegistry::get(const std::string& name) const {
+  const OpDef* def = find(name);
+  if (!def) throw Error(cat("unknown op '", name, "'"));
+  return *def;
+}
+
+std::vector<std::string> OpRegistry::names() const {
+  std::vector<std::string> out;
+  for (const auto& entry : ops_) out.push_back(entry.first);
+  return out;
+}
+
+}  // namespace kiln

@@ -1,0 +1,50 @@
+#include "kiln/ir/visit.h"
+
+#include <unordered_set>
+
+namespace kiln {
+
+namespace {
+// Children to traverse, honouring enter_functions.
+std::vector<Expr> traversed_children(const Expr& e, bool enter_functions) {
+  if (!enter_functions && e->kind == ExprKind::kFunction) return {};
+  return children(e);
+}
+}  // namespace
+
+void post_order_visit(const Expr& root, const std::function<void(const Expr&)>& fn, bool enter_functions) {
+  std::unordered_set<const ExprNode*> done;
+  // Each frame: node and whether its children were already pushed.
+  std::vector<std::pair<Expr, bool>> stack{{root, false}};
+  while (!stack.empty()) {
+    auto [e, expanded] = stack.back();
+    stack.pop_back();
+    if (done.count(e.get())) continue;
+    if (expanded) {
+      done.insert(e.get());
+      fn(e);
+      continue;
+    }
+    stack.emplace_back(e, true);
+    auto kids = traversed_children(e, enter_functions);
+    for (auto it = kids.rbegin(); it != kids.rend(); ++it)
+      if (!done.count(it->get())) stack.emplace_back(*it, false);
+  }
+}
+
+Expr ExprRewriter::rewrite(const Expr& root) {
+  post_order_visit(
+      root,
+      [&](const Expr& e) {
+        auto kids = traversed_children(e, enter_functions());
+        std::vector<Expr> new_kids;
+        new_kids.reserve(kids.size());
+        for (const auto& k : kids) new_kids.push_back(memo_.at(k.get()));
+        Expr rebuilt = kids.empty() ? e : with_children(e, new_kids);
+        memo_[e.get()] = post(e, rebuilt);
+      },
+      enter_functions());
+  return memo_.at(root.get());
+}
+
+}  // namespace kiln

@@ -1,0 +1,9 @@
+// Ops: on_device, device_copy.
+// TODO(owner of this family): attrs schema, type relation, pattern for each op.
+#include "op/op_util.h"
+
+namespace kiln {
+
+void register_annotation_device_ops(OpRegistry& registry) { (void)registry; }
+
+}  // namespace kiln

@@ -1,0 +1,57 @@
+#include "op/op_util.h"
+
+#include <algorithm>
+
+namespace kiln {
+
+Shape broadcast_shapes(const Shape& a, const Shape& b) {
+  size_t n = std::max(a.size(), b.size());
+  Shape out(n);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    if (da == db || db == 1) {
+      out[i] = da;
+    } else if (da == 1) {
+      out[i] = db;
+    } else if (da == kAnyDim || db == kAnyDim) {
+      out[i] = da == kAnyDim ? db : da;
+    } else {
+      throw std::move(Error(cat("shapes cannot be broadcast at dimension ", i))
+                          .expected(cat("shapes compatible with ", shape_str(a)), shape_str(b)));
+    }
+  }
+  return out;
+}
+
+int64_t normalize_axis(int64_t axis, int64_t ndim, const std::string& what) {
+  int64_t a = axis < 0 ? axis + ndim : axis;
+  if (a < 0 || a >= ndim)
+    throw std::move(Error(cat(what, " out of range")).expected(cat("in [", -ndim, ", ", ndim, ")"), cat(axis)));
+  return a;
+}
+
+const TensorTypeNode& arg_tensor(const std::vector<Type>& args, size_t i, const std::string& arg_name) {
+  check(i < args.size(), "missing argument '", arg_name, "'");
+  return expect_tensor(args[i], cat("argument '", arg_name, "'"));
+}
+
+Type same_type_as_first(const std::vector<Type>& args, const Attrs&) {
+  arg_tensor(args, 0, "data");
+  return args[0];
+}
+
+int64_t window_output_size(int64_t in, int64_t kernel, int64_t stride, int64_t dilation, int64_t pad_before,
+                           int64_t pad_after, bool ceil_mode) {
+  if (in < 0 || kernel < 0) return kAnyDim;
+  check(stride > 0, "stride must be positive, found ", stride);
+  int64_t span = in + pad_before + pad_after - dilation * (kernel - 1) - 1;
+  check(span >= 0, "window of extent ", dilation * (kernel - 1) + 1, " larger than padded input ",
+        in + pad_before + pad_after);
+  int64_t out = (ceil_mode ? (span + stride - 1) / stride : span / stride) + 1;
+  // With ceil_mode the last window must start inside the input or its leading padding.
+  if (ceil_mode && (out - 1) * stride >= in + pad_before) --out;
+  return out;
+}
+
+}  // namespace kiln

@@ -1,0 +1,9 @@
+// Ops: add, subtract, multiply, divide, power, maximum, minimum, equal, less, greater.
+// TODO(owner of this family): attrs schema, type relation, pattern for each op.
+#include "op/op_util.h"
+
+namespace kiln {
+
+void register_tensor_binary_ops(OpRegistry& registry) { (void)registry; }
+
+}  // namespace kiln

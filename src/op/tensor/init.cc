@@ -1,0 +1,9 @@
+// Ops: zeros, ones, full.
+// TODO(owner of this family): attrs schema, type relation, pattern for each op.
+#include "op/op_util.h"
+
+namespace kiln {
+
+void register_tensor_init_ops(OpRegistry& registry) { (void)registry; }
+
+}  // namespace kiln

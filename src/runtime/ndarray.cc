@@ -1,0 +1,93 @@
+#include "kiln/runtime/ndarray.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "kiln/support/error.h"
+
+namespace kiln {
+
+int64_t num_elements(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+std::vector<int64_t> contiguous_strides(const Shape& shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i) strides[i] = strides[i + 1] * shape[i + 1];
+  return strides;
+}
+
+NDArray NDArray::empty(Shape shape, DType dtype) {
+  for (int64_t d : shape) check(d >= 0, "cannot allocate a tensor of shape with unknown or negative dimension");
+  NDArray a;
+  a.shape_ = std::move(shape);
+  a.dtype_ = dtype;
+  // Round up so that even empty tensors own a distinct, aligned allocation.
+  size_t bytes = (std::max<size_t>(a.nbytes(), 1) + kAlignment - 1) / kAlignment * kAlignment;
+  void* p = std::aligned_alloc(kAlignment, bytes);
+  if (!p) throw std::bad_alloc();
+  std::memset(p, 0, bytes);
+  a.buffer_ = std::shared_ptr<std::byte>(static_cast<std::byte*>(p), [](std::byte* q) { std::free(q); });
+  return a;
+}
+
+NDArray NDArray::from_doubles(Shape shape, DType dtype, std::span<const double> values) {
+  NDArray a = empty(std::move(shape), dtype);
+  check(static_cast<int64_t>(values.size()) == a.numel(), "from_doubles: ", values.size(), " values for ",
+        a.numel(), " elements");
+  for (size_t i = 0; i < values.size(); ++i) a.set(static_cast<int64_t>(i), values[i]);
+  return a;
+}
+
+NDArray NDArray::scalar(DType dtype, double value) {
+  double v[] = {value};
+  return from_doubles({}, dtype, v);
+}
+
+std::vector<double> NDArray::to_doubles() const {
+  std::vector<double> out(static_cast<size_t>(numel()));
+  for (size_t i = 0; i < out.size(); ++i) out[i] = at(static_cast<int64_t>(i));
+  return out;
+}
+
+std::vector<int64_t> NDArray::to_ints() const {
+  std::vector<int64_t> out(static_cast<size_t>(numel()));
+  for (size_t i = 0; i < out.size(); ++i) out[i] = int_at(static_cast<int64_t>(i));
+  return out;
+}
+
+NDArray NDArray::clone() const {
+  NDArray a = empty(shape_, dtype_);
+  if (nbytes()) std::memcpy(a.raw(), raw(), nbytes());
+  return a;
+}
+
+NDArray NDArray::reshaped(Shape shape) const {
+  check(num_elements(shape) == numel(), "reshape of ", numel(), " elements to ", num_elements(shape));
+  NDArray a = *this;
+  a.shape_ = std::move(shape);
+  return a;
+}
+
+NDArray NDArray::cast(DType dtype) const {
+  NDArray a = empty(shape_, dtype);
+  bool to_int = is_int(dtype) || dtype == DType::kBool;
+  for (int64_t i = 0; i < numel(); ++i) {
+    if (to_int && (is_int(dtype_) || dtype_ == DType::kBool))
+      store_from_int(a.raw(), dtype, static_cast<size_t>(i), int_at(i));
+    else
+      a.set(i, at(i));
+  }
+  return a;
+}
+
+bool NDArray::same_as(const NDArray& other) const {
+  if (shape_ != other.shape_ || dtype_ != other.dtype_) return false;
+  if (defined() != other.defined()) return false;
+  return !defined() || nbytes() == 0 || std::memcmp(raw(), other.raw(), nbytes()) == 0;
+}
+
+}  // namespace kiln
