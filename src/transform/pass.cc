@@ -17,8 +17,7 @@ void PassRegistry::add(Pass pass) {
 
 const Pass& PassRegistry::get(const std::string& name) const {
   auto it = passes_.find(name);
-  if (it == passes_.end())
-    throw std::move(Error("unknown pass").expected("one of " + join(names()), "'" + name + "'"));
+  if (it == passes_.end()) throw std::move(Error("unknown pass").expected("one of " + join(names()), "'" + name + "'"));
   return it->second;
 }
 
@@ -32,6 +31,9 @@ void register_builtin_passes() {
   static const bool done = [] {
     PassRegistry& r = PassRegistry::global();
     r.add({"InferType", infer_type_pass});
+    r.add({"RemoveUnusedFunctions", remove_unused_functions_pass});
+    r.add({"Inline", inline_pass});
+    r.add({"SimplifyInference", simplify_inference_pass});
     return true;
   }();
   (void)done;

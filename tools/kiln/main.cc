@@ -1,1 +1,69 @@
-int main() { return 0; }
+// kiln: compile, run and inspect models. Every failure ends in one line on stderr and a
+// non-zero exit status.
+#include <cstdio>
+#include <exception>
+#include <functional>
+#include <iostream>
+#include <new>
+
+#include "cli.h"
+#include "kiln/ir/op.h"
+#include "kiln/support/error.h"
+#include "kiln/transform/pass.h"
+
+namespace {
+
+struct Command {
+  const char* name;
+  std::vector<std::string> value_flags;
+  std::vector<std::string> bool_flags;
+  std::function<int(const kiln::cli::Args&)> run;
+  const char* usage;
+};
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> table = {
+      {"print",
+       {"--pass", "-O", "--shape"},
+       {},
+       kiln::cli::cmd_print,
+       "kiln print FILE [--pass NAME]... [--shape NAME=D0,D1,...]"},
+      {"run",
+       {"--engine", "--inputs", "--outputs", "--random-inputs", "--shape", "--threads"},
+       {},
+       kiln::cli::cmd_run,
+       "kiln run FILE [--engine interp] [--inputs DIR] [--outputs DIR] [--random-inputs SEED]"},
+  };
+  return table;
+}
+
+int usage() {
+  std::cerr << "usage:\n";
+  for (const auto& c : commands()) std::cerr << "  " << c.usage << "\n";
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return usage();
+  std::string name = argv[1];
+  std::vector<std::string> rest(argv + 2, argv + argc);
+  for (const auto& c : commands()) {
+    if (name != c.name) continue;
+    try {
+      kiln::register_builtin_ops();
+      kiln::register_builtin_passes();
+      return c.run(kiln::cli::Args(rest, c.value_flags, c.bool_flags));
+    } catch (const kiln::Error& e) {
+      std::cerr << "kiln: error: " << e.what() << "\n";
+    } catch (const std::bad_alloc&) {
+      std::cerr << "kiln: error: out of memory\n";
+    } catch (const std::exception& e) {
+      std::cerr << "kiln: error: " << e.what() << "\n";
+    }
+    return 1;
+  }
+  std::cerr << "kiln: error: unknown command '" << name << "'\n";
+  return usage();
+}

@@ -32,5 +32,8 @@ IRModule run_passes(const IRModule& mod, const std::vector<std::string>& names);
 
 // Individual passes (one file each under src/transform/).
 IRModule infer_type_pass(const IRModule& mod);
+IRModule remove_unused_functions_pass(const IRModule& mod);
+IRModule inline_pass(const IRModule& mod);
+IRModule simplify_inference_pass(const IRModule& mod);
 
 }  // namespace kiln

@@ -1,0 +1,1 @@
+// ONNX frontend (in progress).

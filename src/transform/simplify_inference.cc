@@ -1,0 +1,67 @@
+// SimplifyInference: rewrites inference-time ops into plain arithmetic, as Relay does.
+//   nn.batch_norm(x, gamma, beta, mean, var).0 -> x * scale + shift, where
+//     scale = gamma / sqrt(var + eps) and shift = beta - mean * scale
+//     (broadcast along `axis`); .1 and .2 become the moving mean and variance.
+//   nn.dropout(x).0 -> x
+#include "kiln/ir/op.h"
+#include "kiln/ir/type_infer.h"
+#include "kiln/ir/visit.h"
+#include "kiln/transform/pass.h"
+
+namespace kiln {
+
+namespace {
+
+Expr scalar_like(const Expr& like, double value) {
+  return make_constant(NDArray::scalar(expect_tensor(like->checked_type(), "batch_norm argument").dtype, value));
+}
+
+// Reshapes a per-channel vector so that it broadcasts along `axis` of an ndim tensor.
+Expr expand_to_axis(const Expr& v, int64_t axis, int64_t ndim) {
+  int64_t trailing = ndim - 1 - axis;
+  if (trailing <= 0) return v;
+  return call_op("expand_dims", {v}, {{"axis", int64_t{1}}, {"num_newaxis", trailing}});
+}
+
+Expr unpack_batch_norm(const CallNode& bn) {
+  Attrs attrs = bn.op()->normalize(bn.attrs);
+  const Expr &data = bn.args[0], &gamma = bn.args[1], &beta = bn.args[2], &mean = bn.args[3], &var = bn.args[4];
+  int64_t ndim = expect_tensor(data->checked_type(), "batch_norm data").ndim();
+  int64_t axis = attrs.get_int("axis");
+  if (axis < 0) axis += ndim;
+  Expr scale = call_op(
+      "divide",
+      {scalar_like(var, 1.0), call_op("sqrt", {call_op("add", {var, scalar_like(var, attrs.get_double("epsilon"))})})});
+  if (attrs.get_bool("scale")) scale = call_op("multiply", {scale, gamma});
+  Expr shift = call_op("multiply", {call_op("negative", {mean}), scale});
+  if (attrs.get_bool("center")) shift = call_op("add", {shift, beta});
+  Expr out = call_op("multiply", {data, expand_to_axis(scale, axis, ndim)});
+  return call_op("add", {out, expand_to_axis(shift, axis, ndim)});
+}
+
+class InferenceSimplifier : public ExprRewriter {
+ protected:
+  Expr post(const Expr&, const Expr& rebuilt) override {
+    const auto* item = as<TupleGetItemNode>(rebuilt);
+    const auto* call = item ? as<CallNode>(item->tuple) : nullptr;
+    const OpDef* op = call ? call->op() : nullptr;
+    if (!op) return rebuilt;
+    if (op->name == "nn.dropout" && item->index == 0) return call->args[0];
+    if (op->name == "nn.batch_norm") {
+      if (item->index == 0) return unpack_batch_norm(*call);
+      return call->args[2 + item->index];  // .1 moving mean, .2 moving variance
+    }
+    return rebuilt;
+  }
+};
+
+}  // namespace
+
+IRModule simplify_inference_pass(const IRModule& mod) {
+  infer_types(mod);  // the rewrite needs the data's rank and dtype
+  IRModule out;
+  for (const auto& [name, fn] : mod.functions()) out.add(name, as_function(InferenceSimplifier().rewrite(fn)));
+  return infer_types(out);
+}
+
+}  // namespace kiln
