@@ -8,7 +8,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
   nlohmann-json3-dev zlib1g-dev
-  python3-numpy python3-onnx
+  python3-numpy python3-onnx python3-torch python3-torchvision
+  nodejs
 )
 
 missing=()
@@ -22,4 +23,12 @@ if ((${#missing[@]})); then
   export DEBIAN_FRONTEND=noninteractive
   "${sudo_cmd[@]}" apt-get update -q
   "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# ONNX Runtime's CPU engine, the peer kiln is compared with (tools/ort/run.js). Its install
+# script would download GPU files, which this machine cannot reach; the CPU engine ships
+# inside the package, so the script is skipped.
+root=$(cd "$(dirname "$0")/.." && pwd)
+if [[ ! -d "$root/tools/ort/node_modules/onnxruntime-node" ]]; then
+  (cd "$root/tools/ort" && ONNXRUNTIME_NODE_INSTALL=skip npm install --ignore-scripts --no-audit --no-fund --loglevel=error)
 fi

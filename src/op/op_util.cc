@@ -45,6 +45,8 @@ int64_t window_output_size(int64_t in, int64_t kernel, int64_t stride, int64_t d
                            int64_t pad_after, bool ceil_mode) {
   if (in < 0 || kernel < 0) return kAnyDim;
   check(stride > 0, "stride must be positive, found ", stride);
+  check(dilation > 0, "dilation must be positive, found ", dilation);
+  check(kernel > 0, "window extent must be positive, found ", kernel);
   int64_t span = in + pad_before + pad_after - dilation * (kernel - 1) - 1;
   check(span >= 0, "window of extent ", dilation * (kernel - 1) + 1, " larger than padded input ",
         in + pad_before + pad_after);

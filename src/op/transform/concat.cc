@@ -1,9 +1,120 @@
 // Ops: concatenate, split.
-// TODO(owner of this family): attrs schema, type relation, pattern for each op.
 #include "op/op_util.h"
+#include "op/transform/transform_util.h"
 
 namespace kiln {
 
-void register_transform_concat_ops(OpRegistry& registry) { (void)registry; }
+namespace {
+
+const TupleTypeNode& tuple_argument(const std::vector<Type>& args) {
+  check(!args.empty(), "missing argument 'data'");
+  const TupleTypeNode* tuple = as_tuple(args[0]);
+  if (!tuple)
+    throw std::move(Error("argument 'data' must be a tuple of tensors").expected("a tuple", type_str(args[0])));
+  if (tuple->fields.empty())
+    throw std::move(Error("argument 'data' is an empty tuple").expected("at least one tensor", "()"));
+  return *tuple;
+}
+
+std::string field_name(size_t i) { return cat("field ", i, " of argument 'data'"); }
+
+Type concatenate_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  const TupleTypeNode& tuple = tuple_argument(args);
+  const TensorTypeNode& first = expect_tensor(tuple.fields[0], field_name(0));
+  int64_t axis = normalize_axis(attrs.get_int("axis"), first.ndim(), "concatenate axis");
+  Shape out = first.shape;
+  // Which field fixed each dim: field 0, or a later one when field 0 left it unknown.
+  std::vector<size_t> dim_source(out.size(), 0);
+  for (size_t i = 1; i < tuple.fields.size(); ++i) {
+    const TensorTypeNode& field = expect_tensor(tuple.fields[i], field_name(i));
+    if (field.dtype != first.dtype)
+      throw std::move(Error(cat(field_name(i), " has another dtype than field 0"))
+                          .expected(std::string(dtype_name(first.dtype)), std::string(dtype_name(field.dtype))));
+    if (field.ndim() != first.ndim())
+      throw std::move(Error(cat(field_name(i), " has another rank than field 0"))
+                          .expected(shape_str(first.shape), shape_str(field.shape)));
+    for (size_t d = 0; d < out.size(); ++d) {
+      int64_t extent = field.shape[d];
+      if (static_cast<int64_t>(d) == axis) {
+        out[d] = out[d] == kAnyDim || extent == kAnyDim ? kAnyDim : out[d] + extent;
+      } else if (out[d] == kAnyDim) {
+        out[d] = extent;
+        dim_source[d] = i;
+      } else if (extent != kAnyDim && extent != out[d]) {
+        const TensorTypeNode& source = *as_tensor(tuple.fields[dim_source[d]]);
+        throw std::move(Error(cat(field_name(i), " does not match field ", dim_source[d], " at dim ", d,
+                                  " (concatenating along axis ", axis, ")"))
+                            .expected(shape_str(source.shape), shape_str(field.shape)));
+      }
+    }
+  }
+  return tensor_type(std::move(out), first.dtype);
+}
+
+// Extents of the pieces that split cuts dim `extent` into.
+std::vector<int64_t> split_sizes(const AttrValue& spec, int64_t extent, const std::string& where) {
+  if (spec.is_int()) {
+    int64_t sections = spec.as_int();
+    if (sections <= 0)
+      throw std::move(Error("'indices_or_sections' must be a positive number of sections")
+                          .expected("> 0", cat(sections)));
+    if (extent != kAnyDim && extent % sections != 0)
+      throw std::move(Error(cat("cannot split ", where, " into ", sections, " equal sections"))
+                          .expected(cat("an extent divisible by ", sections), cat(extent)));
+    return std::vector<int64_t>(static_cast<size_t>(sections), extent == kAnyDim ? kAnyDim : extent / sections);
+  }
+  bool int_list = spec.is_list();
+  for (const auto& item : int_list ? spec.as_list() : AttrValue::List{}) int_list &= item.is_int();
+  if (!int_list)
+    throw std::move(Error("'indices_or_sections' must be a number of sections or a list of split indices")
+                        .expected("an int or a list of ints", spec.to_string()));
+  std::vector<int64_t> indices = spec.as_ints();
+  std::vector<int64_t> sizes;
+  int64_t previous = 0;
+  for (int64_t index : indices) {
+    if (index < previous || (extent != kAnyDim && index > extent))
+      throw std::move(Error(cat("split indices must ascend within ", where))
+                          .expected(cat("indices in [0, ", extent == kAnyDim ? "?" : cat(extent), "] in order"),
+                                    ints_str(indices)));
+    sizes.push_back(index - previous);
+    previous = index;
+  }
+  sizes.push_back(extent == kAnyDim ? kAnyDim : extent - previous);
+  return sizes;
+}
+
+Type split_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  const TensorTypeNode& data = arg_tensor(args, 0, "data");
+  int64_t axis = normalize_axis(attrs.get_int("axis"), data.ndim(), "split axis");
+  std::string where = cat("dim ", axis, " of argument 'data' with shape ", shape_str(data.shape));
+  std::vector<Type> fields;
+  for (int64_t size : split_sizes(attrs.get("indices_or_sections"), data.shape[axis], where)) {
+    Shape piece = data.shape;
+    piece[axis] = size;
+    fields.push_back(tensor_type(std::move(piece), data.dtype));
+  }
+  return tuple_type(std::move(fields));
+}
+
+}  // namespace
+
+void register_transform_concat_ops(OpRegistry& registry) {
+  registry.add("concatenate")
+      .describe("Joins the tensors of a tuple along 'axis'; the other dims must agree.")
+      .arg("data")
+      .attr("axis", AttrKind::kInt, 0)
+      .set_relation(relation_of("concatenate", concatenate_relation))
+      .set_pattern(OpPattern::kInjective);
+
+  registry.add("split")
+      .describe(
+          "Cuts 'data' along 'axis' into a tuple: 'indices_or_sections' is a number of equal sections or a list of "
+          "ascending split indices (pieces [0, i0), [i0, i1), ..., [ilast, end)).")
+      .arg("data")
+      .required_attr("indices_or_sections", AttrKind::kAny)
+      .attr("axis", AttrKind::kInt, 0)
+      .set_relation(relation_of("split", split_relation))
+      .set_pattern(OpPattern::kInjective);
+}
 
 }  // namespace kiln

@@ -1,0 +1,53 @@
+// Attribute helpers shared by the nn and image op definitions: Relay's ways of writing
+// 2-D strides, paddings and layouts, read once and checked with messages that name the
+// attribute and the value found.
+#pragma once
+
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "op/op_util.h"
+
+namespace kiln {
+
+struct Pair2D {
+  int64_t h, w;
+};
+
+struct Padding2D {
+  int64_t top, left, bottom, right;
+};
+
+// Positions of the batch, channel, height and width axes in a 4-letter layout.
+struct Layout2D {
+  int n, c, h, w;
+};
+
+// An attribute given as [v] or [vh, vw]; each value must be at least `minimum`.
+Pair2D pair_attr(const Attrs& attrs, const std::string& name, int64_t minimum);
+// 'padding' given as [p], [ph, pw] or [top, left, bottom, right]; negative values are errors.
+Padding2D padding_attr(const Attrs& attrs, const std::string& name = "padding");
+// Parses a layout attribute into axis positions; only the layouts listed are accepted.
+Layout2D layout_attr(const Attrs& attrs, const std::string& name, std::initializer_list<std::string_view> supported);
+// Checks that a string attribute holds one of the allowed values and returns it.
+const std::string& choice_attr(const Attrs& attrs, const std::string& name,
+                               std::initializer_list<std::string_view> allowed);
+// The 'out_dtype' attribute, where "" means `fallback` (the data's dtype).
+DType out_dtype_attr(const Attrs& attrs, DType fallback);
+// The tensor type of argument i, which must have `rank` dimensions (`layout` explains them).
+const TensorTypeNode& arg_tensor_of_rank(const std::vector<Type>& args, size_t i, const std::string& arg_name,
+                                         int64_t rank, const std::string& layout = "");
+// Throws unless the argument's dtype is a floating-point type.
+void check_float_arg(const TensorTypeNode& t, const std::string& arg_name);
+// Throws for bool tensors, which the arithmetic ops do not accept.
+void check_numeric_arg(const TensorTypeNode& t, const std::string& arg_name);
+// Throws naming both arguments and shapes when two known extents differ.
+void check_same_extent(int64_t a, int64_t b, const std::string& what, const std::string& a_name, const Shape& a_shape,
+                       const std::string& b_name, const Shape& b_shape);
+// Output extent of a window along one axis, with errors that name the axis and the input shape.
+int64_t window_extent(const std::string& axis_name, const Shape& data_shape, int64_t in, int64_t kernel, int64_t stride,
+                      int64_t dilation, int64_t pad_before, int64_t pad_after, bool ceil_mode = false);
+
+}  // namespace kiln
