@@ -23,14 +23,6 @@ class Writer {
   void finish();
 
  private:
-  struct Record {
-    std::string name;
-    uint32_t crc;
-    uint16_t method;
-    uint32_t compressed_size;
-    uint32_t size;
-    uint32_t offset;
-  };
   AtomicFile& out_;
   bool compress_;
   std::string central_directory_;

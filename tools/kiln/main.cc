@@ -25,14 +25,19 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"print",
        {"--pass", "-O", "--shape"},
-       {},
+       {"--no-check"},
        kiln::cli::cmd_print,
-       "kiln print FILE [--pass NAME]... [--shape NAME=D0,D1,...]"},
+       "kiln print FILE [--pass NAME]... [--shape NAME=D0,D1,...] [--no-check]"},
       {"run",
        {"--engine", "--inputs", "--outputs", "--random-inputs", "--shape", "--threads"},
-       {},
+       {"--no-check"},
        kiln::cli::cmd_run,
-       "kiln run FILE [--engine interp] [--inputs DIR] [--outputs DIR] [--random-inputs SEED]"},
+       "kiln run FILE [--engine interp] [--inputs DIR] [--outputs DIR] [--random-inputs SEED] [--no-check]"},
+      {"onnx-test",
+       {"--engine"},
+       {"--verbose"},
+       kiln::cli::cmd_onnx_test,
+       "kiln onnx-test CASE_DIR... [--engine interp] [--verbose]"},
   };
   return table;
 }

@@ -1,9 +1,75 @@
-// Ops: nn.relu, nn.leaky_relu, nn.prelu, nn.dropout.
-// TODO(owner of this family): attrs schema, type relation, pattern for each op.
+// Ops: nn.relu, nn.leaky_relu, nn.prelu (elementwise activations) and nn.dropout.
+//
+// nn.dropout returns the 2-tuple (out, mask) as Relay does. kiln runs inference only, so
+// out = data and mask is all ones; its pattern is opaque (as in Relay) so that fusion
+// leaves it for SimplifyInference to remove.
 #include "op/op_util.h"
+#include "op/tensor/elemwise_checks.h"
 
 namespace kiln {
+namespace {
 
-void register_nn_activation_ops(OpRegistry& registry) { (void)registry; }
+TypeRelation activation_relation(const std::string& name, DTypeClass accepted) {
+  return named_relation(name, [accepted](const std::vector<Type>& args, const Attrs&) {
+    require_dtype("data", arg_tensor(args, 0, "data").dtype, accepted);
+    return args[0];
+  });
+}
+
+Type prelu_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  const TensorTypeNode& data = arg_tensor(args, 0, "data");
+  const TensorTypeNode& alpha = arg_tensor(args, 1, "alpha");
+  require_dtype("data", data.dtype, DTypeClass::kFloat);
+  require_same_dtype("data", data.dtype, "alpha", alpha.dtype);
+  const int64_t axis = axis_attr(attrs, "axis", data.shape);
+  const int64_t channels = data.shape[static_cast<size_t>(axis)];
+  const bool extent_ok =
+      alpha.ndim() == 1 && (alpha.shape[0] == channels || alpha.shape[0] == kAnyDim || channels == kAnyDim);
+  if (!extent_ok)
+    throw std::move(Error(cat("argument 'alpha' of shape ", shape_str(alpha.shape), " does not match data shape ",
+                              shape_str(data.shape), " at axis ", axis))
+                        .expected(shape_str({channels}), shape_str(alpha.shape)));
+  return args[0];
+}
+
+Type dropout_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  arg_tensor(args, 0, "data");
+  const double rate = attrs.get_double("rate");
+  if (!(rate >= 0.0 && rate <= 1.0))
+    throw std::move(Error("attribute 'rate' out of range").expected("a rate in [0, 1]", cat(rate)));
+  return tuple_type({args[0], args[0]});
+}
+
+}  // namespace
+
+void register_nn_activation_ops(OpRegistry& registry) {
+  registry.add("nn.relu")
+      .describe("max(x, 0).")
+      .arg("data")
+      .set_relation(activation_relation("nn.relu", DTypeClass::kNumeric))
+      .set_pattern(OpPattern::kElemwise);
+
+  registry.add("nn.leaky_relu")
+      .describe("x where x >= 0, alpha * x elsewhere.")
+      .arg("data")
+      .attr("alpha", AttrKind::kFloat, 0.01)
+      .set_relation(activation_relation("nn.leaky_relu", DTypeClass::kFloat))
+      .set_pattern(OpPattern::kElemwise);
+
+  registry.add("nn.prelu")
+      .describe("x where x >= 0, alpha[c] * x elsewhere; alpha has shape (C,) with C = data.shape[axis].")
+      .arg("data")
+      .arg("alpha")
+      .attr("axis", AttrKind::kInt, 1)
+      .set_relation(named_relation("nn.prelu", prelu_relation))
+      .set_pattern(OpPattern::kBroadcast);
+
+  registry.add("nn.dropout")
+      .describe("Inference dropout: the tuple (data, mask of ones).")
+      .arg("data")
+      .attr("rate", AttrKind::kFloat, 0.5)
+      .set_relation(named_relation("nn.dropout", dropout_relation))
+      .set_pattern(OpPattern::kOpaque);
+}
 
 }  // namespace kiln

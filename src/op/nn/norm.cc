@@ -1,9 +1,84 @@
 // Ops: nn.batch_norm, nn.layer_norm.
-// TODO(owner of this family): attrs schema, type relation, pattern for each op.
-#include "op/op_util.h"
+// batch_norm has inference semantics (the moving statistics normalise the data) and, like
+// Relay, returns (out, mean, var) where mean and var are the moving statistics.
+#include "op/nn/window_attrs.h"
 
 namespace kiln {
 
-void register_nn_norm_ops(OpRegistry& registry) { (void)registry; }
+namespace {
+
+// A per-channel parameter: 1-D, floating point, with the extent of the normalised axis.
+const TensorTypeNode& channel_param(const std::vector<Type>& args, size_t i, const std::string& name,
+                                    const TensorTypeNode& data, int64_t axis) {
+  const TensorTypeNode& p = arg_tensor(args, i, name);
+  check_float_arg(p, name);
+  int64_t channels = data.shape[axis];
+  if (p.ndim() != 1 || (p.shape[0] >= 0 && channels >= 0 && p.shape[0] != channels))
+    throw std::move(Error(cat("argument '", name, "' must match axis ", axis, " of 'data' ", shape_str(data.shape)))
+                        .expected(shape_str({channels}), shape_str(p.shape)));
+  return p;
+}
+
+const TensorTypeNode& normalised_data(const std::vector<Type>& args, const Attrs& attrs, int64_t* axis) {
+  const TensorTypeNode& data = arg_tensor(args, 0, "data");
+  check_float_arg(data, "data");
+  *axis = normalize_axis(attrs.get_int("axis"), data.ndim(), cat("attribute 'axis' of 'data' ", shape_str(data.shape)));
+  if (attrs.get_double("epsilon") < 0)
+    throw std::move(Error("attribute 'epsilon' must not be negative")
+                        .expected(">= 0", attrs.get("epsilon").to_string()));
+  return data;
+}
+
+Type batch_norm_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  int64_t axis;
+  const TensorTypeNode& data = normalised_data(args, attrs, &axis);
+  channel_param(args, 1, "gamma", data, axis);
+  channel_param(args, 2, "beta", data, axis);
+  channel_param(args, 3, "moving_mean", data, axis);
+  channel_param(args, 4, "moving_var", data, axis);
+  return tuple_type({args[0], args[3], args[4]});
+}
+
+Type layer_norm_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  int64_t axis;
+  const TensorTypeNode& data = normalised_data(args, attrs, &axis);
+  channel_param(args, 1, "gamma", data, axis);
+  channel_param(args, 2, "beta", data, axis);
+  return args[0];
+}
+
+OpDef& add_norm_attrs(OpDef& def, int64_t axis) {
+  return def.attr("axis", AttrKind::kInt, axis)
+      .attr("epsilon", AttrKind::kFloat, 1e-5)
+      .attr("center", AttrKind::kBool, true)
+      .attr("scale", AttrKind::kBool, true);
+}
+
+}  // namespace
+
+void register_nn_norm_ops(OpRegistry& registry) {
+  add_norm_attrs(registry.add("nn.batch_norm")
+                     .describe("Batch normalisation with the moving statistics: "
+                               "(data - moving_mean) / sqrt(moving_var + epsilon) * gamma + beta along 'axis'. "
+                               "Returns (out, moving_mean, moving_var).")
+                     .arg("data")
+                     .arg("gamma")
+                     .arg("beta")
+                     .arg("moving_mean")
+                     .arg("moving_var"),
+                 1)
+      .set_relation(batch_norm_relation)
+      .set_pattern(OpPattern::kOpaque);
+
+  add_norm_attrs(registry.add("nn.layer_norm")
+                     .describe("Normalises 'data' by its mean and variance along 'axis', "
+                               "then scales by gamma and shifts by beta (both of that axis' extent).")
+                     .arg("data")
+                     .arg("gamma")
+                     .arg("beta"),
+                 -1)
+      .set_relation(layer_norm_relation)
+      .set_pattern(OpPattern::kOpaque);
+}
 
 }  // namespace kiln

@@ -1,9 +1,60 @@
-// Ops: add, subtract, multiply, divide, power, maximum, minimum, equal, less, greater.
-// TODO(owner of this family): attrs schema, type relation, pattern for each op.
+// Ops: add, subtract, multiply, divide, power, maximum, minimum (result has the operands'
+// dtype) and the comparisons equal, not_equal, less, less_equal, greater, greater_equal
+// (result bool). Operands must have the same dtype and broadcast numpy-style.
+//
+// Integer divide truncates toward zero, as C and ONNX's Div do; integer add/subtract/
+// multiply/power wrap around on overflow. See src/runtime/kernels/tensor/binary.cc.
 #include "op/op_util.h"
+#include "op/tensor/elemwise_checks.h"
 
 namespace kiln {
+namespace {
 
-void register_tensor_binary_ops(OpRegistry& registry) { (void)registry; }
+enum class Result : uint8_t { kSameDType, kBool };
+
+Type binary_relation(const std::vector<Type>& args, DTypeClass accepted, Result result) {
+  const TensorTypeNode& lhs = arg_tensor(args, 0, "lhs");
+  const TensorTypeNode& rhs = arg_tensor(args, 1, "rhs");
+  require_same_dtype("lhs", lhs.dtype, "rhs", rhs.dtype);
+  require_dtype("lhs", lhs.dtype, accepted);
+  Shape shape = broadcast_args("lhs", lhs.shape, "rhs", rhs.shape);
+  return tensor_type(std::move(shape), result == Result::kBool ? DType::kBool : lhs.dtype);
+}
+
+void add_binary_op(OpRegistry& registry, const std::string& name, const std::string& doc, DTypeClass accepted,
+                   Result result) {
+  registry.add(name)
+      .describe(doc)
+      .arg("lhs")
+      .arg("rhs")
+      .set_relation(
+          named_relation(name, [accepted, result](const std::vector<Type>& args,
+                                                  const Attrs&) { return binary_relation(args, accepted, result); }))
+      .set_pattern(OpPattern::kBroadcast);
+}
+
+}  // namespace
+
+void register_tensor_binary_ops(OpRegistry& registry) {
+  const DTypeClass numeric = DTypeClass::kNumeric;
+  const Result same = Result::kSameDType;
+  add_binary_op(registry, "add", "lhs + rhs, broadcasting; integers wrap on overflow.", numeric, same);
+  add_binary_op(registry, "subtract", "lhs - rhs, broadcasting; integers wrap on overflow.", numeric, same);
+  add_binary_op(registry, "multiply", "lhs * rhs, broadcasting; integers wrap on overflow.", numeric, same);
+  add_binary_op(registry, "divide", "lhs / rhs, broadcasting; integer division truncates toward zero (as ONNX Div).",
+                numeric, same);
+  add_binary_op(registry, "power", "lhs ** rhs, broadcasting.", numeric, same);
+  add_binary_op(registry, "maximum", "Elementwise maximum, broadcasting; NaN propagates.", numeric, same);
+  add_binary_op(registry, "minimum", "Elementwise minimum, broadcasting; NaN propagates.", numeric, same);
+
+  const DTypeClass any = DTypeClass::kAny;
+  const Result boolean = Result::kBool;
+  add_binary_op(registry, "equal", "lhs == rhs, broadcasting; bool result.", any, boolean);
+  add_binary_op(registry, "not_equal", "lhs != rhs, broadcasting; bool result.", any, boolean);
+  add_binary_op(registry, "less", "lhs < rhs, broadcasting; bool result.", any, boolean);
+  add_binary_op(registry, "less_equal", "lhs <= rhs, broadcasting; bool result.", any, boolean);
+  add_binary_op(registry, "greater", "lhs > rhs, broadcasting; bool result.", any, boolean);
+  add_binary_op(registry, "greater_equal", "lhs >= rhs, broadcasting; bool result.", any, boolean);
+}
 
 }  // namespace kiln

@@ -1,9 +1,101 @@
-// Ops: sum, mean, max, min, prod, argmax, argmin.
-// TODO(owner of this family): attrs schema, type relation, pattern for each op.
+// Ops: sum, mean, max, min, prod and argmax, argmin.
+//
+// Attributes (as Relay): axis = list of axes, None or [] for every axis (exclude is then
+// ignored); keepdims keeps reduced axes with extent 1; exclude reduces the axes *not*
+// listed. argmax/argmin add select_last_index (which of equal extremes to report).
+//
+// argmax/argmin return int64 indices, as ONNX ArgMax/ArgMin do (Relay returns int32);
+// with several reduced axes the index is row-major over the reduced axes.
+// mean of integers truncates toward zero; sum/prod of integers wrap on overflow.
 #include "op/op_util.h"
+#include "op/tensor/elemwise_checks.h"
 
 namespace kiln {
+namespace {
 
-void register_tensor_reduce_ops(OpRegistry& registry) { (void)registry; }
+// Which axes of a tensor of rank ndim the attributes reduce.
+std::vector<bool> reduced_axes(const Shape& shape, const Attrs& attrs) {
+  const int64_t ndim = static_cast<int64_t>(shape.size());
+  std::vector<int64_t> axes = attrs.is_none("axis") ? std::vector<int64_t>{} : attrs.get_ints("axis");
+  if (axes.empty()) return std::vector<bool>(shape.size(), true);
+  std::vector<bool> reduced(shape.size(), false);
+  for (int64_t axis : axes) {
+    if (axis < -ndim || axis >= ndim)
+      throw std::move(Error(cat("attribute 'axis' has ", axis, ", out of range for data of shape ", shape_str(shape)))
+                          .expected(cat("an axis in [", -ndim, ", ", ndim, ")"), cat(axis)));
+    int64_t a = axis < 0 ? axis + ndim : axis;
+    check(!reduced[a], "attribute 'axis' lists axis ", a, " more than once: ", attrs.get("axis").to_string());
+    reduced[a] = true;
+  }
+  if (attrs.get_bool("exclude")) reduced.flip();
+  return reduced;
+}
+
+Type reduce_relation(const std::vector<Type>& args, const Attrs& attrs, DTypeClass accepted, bool needs_elements,
+                     bool returns_index) {
+  const TensorTypeNode& data = arg_tensor(args, 0, "data");
+  require_dtype("data", data.dtype, accepted);
+  std::vector<bool> reduced = reduced_axes(data.shape, attrs);
+  const bool keepdims = attrs.get_bool("keepdims");
+  Shape out;
+  for (size_t d = 0; d < data.shape.size(); ++d) {
+    // max/min/argmax/argmin have no value over nothing (numpy raises too).
+    if (needs_elements && reduced[d] && data.shape[d] == 0)
+      throw Error(cat("cannot reduce axis ", d, " of extent 0 (data shape ", shape_str(data.shape), ")"));
+    if (!reduced[d])
+      out.push_back(data.shape[d]);
+    else if (keepdims)
+      out.push_back(1);
+  }
+  return tensor_type(std::move(out), returns_index ? DType::kInt64 : data.dtype);
+}
+
+void add_reduce_op(OpRegistry& registry, const std::string& name, const std::string& doc, DTypeClass accepted,
+                   bool needs_elements) {
+  registry.add(name)
+      .describe(doc)
+      .arg("data")
+      .attr("axis", AttrKind::kInts, AttrValue())
+      .attr("keepdims", AttrKind::kBool, false)
+      .attr("exclude", AttrKind::kBool, false)
+      .set_relation(named_relation(name,
+                                   [accepted, needs_elements](const std::vector<Type>& args, const Attrs& attrs) {
+                                     return reduce_relation(args, attrs, accepted, needs_elements, false);
+                                   }))
+      .set_pattern(OpPattern::kCommReduce);
+}
+
+void add_arg_reduce_op(OpRegistry& registry, const std::string& name, const std::string& doc) {
+  registry.add(name)
+      .describe(doc)
+      .arg("data")
+      .attr("axis", AttrKind::kInts, AttrValue())
+      .attr("keepdims", AttrKind::kBool, false)
+      .attr("exclude", AttrKind::kBool, false)
+      .attr("select_last_index", AttrKind::kBool, false)
+      .set_relation(named_relation(name,
+                                   [](const std::vector<Type>& args, const Attrs& attrs) {
+                                     return reduce_relation(args, attrs, DTypeClass::kAny, true, true);
+                                   }))
+      .set_pattern(OpPattern::kCommReduce);
+}
+
+}  // namespace
+
+void register_tensor_reduce_ops(OpRegistry& registry) {
+  const DTypeClass numeric = DTypeClass::kNumeric;
+  add_reduce_op(registry, "sum", "Sum over the axes; integers wrap on overflow.", numeric, false);
+  add_reduce_op(registry, "mean", "Mean over the axes; for integers the quotient truncates toward zero.", numeric,
+                false);
+  add_reduce_op(registry, "prod", "Product over the axes; integers wrap on overflow.", numeric, false);
+  add_reduce_op(registry, "max", "Maximum over the axes; NaN propagates.", DTypeClass::kAny, true);
+  add_reduce_op(registry, "min", "Minimum over the axes; NaN propagates.", DTypeClass::kAny, true);
+  add_arg_reduce_op(registry, "argmax",
+                    "int64 index of the maximum over the axes (first one unless select_last_index); NaN counts as "
+                    "the maximum.");
+  add_arg_reduce_op(registry, "argmin",
+                    "int64 index of the minimum over the axes (first one unless select_last_index); NaN counts as "
+                    "the minimum.");
+}
 
 }  // namespace kiln

@@ -1,9 +1,70 @@
-// Ops: sigmoid, tanh, exp, log, sqrt, rsqrt, erf, abs, negative, clip, cast.
-// TODO(owner of this family): attrs schema, type relation, pattern for each op.
+// Ops: sigmoid, tanh, exp, log, sqrt, rsqrt, erf (float dtypes), abs, negative, clip
+// (every dtype but bool) and cast (any dtype to any dtype). All are elementwise and
+// keep the shape of their argument; cast alone changes the dtype.
 #include "op/op_util.h"
+#include "op/tensor/elemwise_checks.h"
 
 namespace kiln {
+namespace {
 
-void register_tensor_unary_ops(OpRegistry& registry) { (void)registry; }
+TypeRelation unary_relation(const std::string& name, DTypeClass accepted) {
+  return named_relation(name, [accepted](const std::vector<Type>& args, const Attrs&) {
+    const TensorTypeNode& data = arg_tensor(args, 0, "data");
+    require_dtype("data", data.dtype, accepted);
+    return args[0];
+  });
+}
+
+void add_unary_op(OpRegistry& registry, const std::string& name, const std::string& doc, DTypeClass accepted) {
+  registry.add(name)
+      .describe(doc)
+      .arg("data")
+      .set_relation(unary_relation(name, accepted))
+      .set_pattern(OpPattern::kElemwise);
+}
+
+Type cast_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  const TensorTypeNode& data = arg_tensor(args, 0, "data");
+  const std::string& name = attrs.get_string("dtype");
+  DType dtype;
+  if (!try_parse_dtype(name, &dtype))
+    throw std::move(
+        Error("attribute 'dtype' is not a dtype").expected("a dtype such as \"int64\"", cat('"', name, '"')));
+  return tensor_type(data.shape, dtype);
+}
+
+}  // namespace
+
+void register_tensor_unary_ops(OpRegistry& registry) {
+  const DTypeClass fp = DTypeClass::kFloat;
+  add_unary_op(registry, "sigmoid", "1 / (1 + exp(-x)).", fp);
+  add_unary_op(registry, "tanh", "Hyperbolic tangent.", fp);
+  add_unary_op(registry, "exp", "e ** x.", fp);
+  add_unary_op(registry, "log", "Natural logarithm.", fp);
+  add_unary_op(registry, "sqrt", "Square root.", fp);
+  add_unary_op(registry, "rsqrt", "1 / sqrt(x).", fp);
+  add_unary_op(registry, "erf", "Gauss error function.", fp);
+  add_unary_op(registry, "abs", "|x|; for integers the minimum value wraps to itself.", DTypeClass::kNumeric);
+  add_unary_op(registry, "negative", "-x; integers wrap.", DTypeClass::kNumeric);
+
+  registry.add("clip")
+      .describe(
+          "min(max(x, a_min), a_max): when a_min > a_max every element becomes a_max (as ONNX Clip). "
+          "For integer data the bounds are rounded inward to integers.")
+      .arg("data")
+      .required_attr("a_min", AttrKind::kFloat)
+      .required_attr("a_max", AttrKind::kFloat)
+      .set_relation(unary_relation("clip", DTypeClass::kNumeric))
+      .set_pattern(OpPattern::kElemwise);
+
+  registry.add("cast")
+      .describe(
+          "Converts to attribute dtype. Float to integer truncates toward zero and saturates at the "
+          "integer range (NaN gives 0); integer to integer wraps; anything to bool is x != 0.")
+      .arg("data")
+      .required_attr("dtype", AttrKind::kString)
+      .set_relation(named_relation("cast", cast_relation))
+      .set_pattern(OpPattern::kElemwise);
+}
 
 }  // namespace kiln

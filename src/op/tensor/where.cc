@@ -1,9 +1,34 @@
-// Ops: where.
-// TODO(owner of this family): attrs schema, type relation, pattern for each op.
+// Ops: where(condition, x, y) — x where condition is true, else y. The three arguments
+// broadcast together numpy-style; condition is bool and x, y share a dtype.
 #include "op/op_util.h"
+#include "op/tensor/elemwise_checks.h"
 
 namespace kiln {
+namespace {
 
-void register_tensor_where_ops(OpRegistry& registry) { (void)registry; }
+Type where_relation(const std::vector<Type>& args, const Attrs&) {
+  const TensorTypeNode& condition = arg_tensor(args, 0, "condition");
+  const TensorTypeNode& x = arg_tensor(args, 1, "x");
+  const TensorTypeNode& y = arg_tensor(args, 2, "y");
+  if (condition.dtype != DType::kBool)
+    throw std::move(
+        Error("argument 'condition' must be bool").expected("bool", std::string(dtype_name(condition.dtype))));
+  require_same_dtype("x", x.dtype, "y", y.dtype);
+  Shape shape = broadcast_args("x", x.shape, "y", y.shape);
+  shape = broadcast_args("condition", condition.shape, "x and y (broadcast)", shape);
+  return tensor_type(std::move(shape), x.dtype);
+}
+
+}  // namespace
+
+void register_tensor_where_ops(OpRegistry& registry) {
+  registry.add("where")
+      .describe("Selects x where condition is true and y elsewhere; the three arguments broadcast together.")
+      .arg("condition")
+      .arg("x")
+      .arg("y")
+      .set_relation(named_relation("where", where_relation))
+      .set_pattern(OpPattern::kBroadcast);
+}
 
 }  // namespace kiln

@@ -56,8 +56,8 @@ std::vector<int64_t> split_sizes(const AttrValue& spec, int64_t extent, const st
   if (spec.is_int()) {
     int64_t sections = spec.as_int();
     if (sections <= 0)
-      throw std::move(Error("'indices_or_sections' must be a positive number of sections")
-                          .expected("> 0", cat(sections)));
+      throw std::move(
+          Error("'indices_or_sections' must be a positive number of sections").expected("> 0", cat(sections)));
     if (extent != kAnyDim && extent % sections != 0)
       throw std::move(Error(cat("cannot split ", where, " into ", sections, " equal sections"))
                           .expected(cat("an extent divisible by ", sections), cat(extent)));

@@ -75,8 +75,8 @@ class ReshapeBuilder {
     if (whole != kAnyDim) {
       int64_t known = a == kInferDim ? b : a;
       if (whole % known != 0 || (a != kInferDim && b != kInferDim && a * b != whole))
-        throw std::move(Error(cat("-4 at index ", i, " of 'newshape' cannot split input dim ", src_ - 1,
-                                  " of shape ", shape_str(input_)))
+        throw std::move(Error(cat("-4 at index ", i, " of 'newshape' cannot split input dim ", src_ - 1, " of shape ",
+                                  shape_str(input_)))
                             .expected(cat("a split of ", whole), cat("(", a, ", ", b, ")")));
       if (a == kInferDim) a = whole / b;
       if (b == kInferDim) b = whole / a;
@@ -115,10 +115,10 @@ class ReshapeBuilder {
     for (size_t d = 0; d < out_.size(); ++d)
       if (!out_from_input_[d] && static_cast<int64_t>(d) != infer_at_) literal *= out_[d];
     if (literal == 0 || remaining % literal != 0)
-      throw std::move(Error("cannot infer the -1 in 'newshape'")
-                          .expected(cat("newshape dividing the ", remaining, " elements of input shape ",
-                                        shape_str(input_)),
-                                    ints_str(newshape_)));
+      throw std::move(
+          Error("cannot infer the -1 in 'newshape'")
+              .expected(cat("newshape dividing the ", remaining, " elements of input shape ", shape_str(input_)),
+                        ints_str(newshape_)));
     return remaining / literal;
   }
 
@@ -163,8 +163,9 @@ Type squeeze_relation(const std::vector<Type>& args, const Attrs& attrs) {
         throw std::move(Error(cat("axis ", axis, " appears twice in 'axis'")).expected("distinct axes", "a repeat"));
       int64_t extent = data.shape[a];
       if (extent != 1 && extent != kAnyDim)
-        throw std::move(Error(cat("cannot squeeze axis ", axis, " of argument 'data' with shape ", shape_str(data.shape)))
-                            .expected("extent 1", cat(extent)));
+        throw std::move(
+            Error(cat("cannot squeeze axis ", axis, " of argument 'data' with shape ", shape_str(data.shape)))
+                .expected("extent 1", cat(extent)));
       drop[a] = true;
     }
   }

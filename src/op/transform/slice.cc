@@ -17,7 +17,8 @@ Type strided_slice_relation(const std::vector<Type>& args, const Attrs& attrs) {
 
 void check_take_mode(const std::string& mode) {
   if (mode != "clip" && mode != "wrap" && mode != "fast")
-    throw std::move(Error("attribute 'mode' must be \"clip\", \"wrap\" or \"fast\"").expected("clip, wrap or fast", mode));
+    throw std::move(
+        Error("attribute 'mode' must be \"clip\", \"wrap\" or \"fast\"").expected("clip, wrap or fast", mode));
 }
 
 Type take_relation(const std::vector<Type>& args, const Attrs& attrs) {

@@ -1,9 +1,26 @@
-// Reference kernels: on_device, device_copy.
-// TODO(owner of this family): one plain, obviously-correct kernel per op.
+// Reference kernels: on_device, device_copy. The reference runtime has one device (the
+// CPU), so both copy each input (a tuple argument arrives flattened) to its output.
+#include <cstring>
+
 #include "runtime/kernels/kernel_util.h"
 
 namespace kiln {
+namespace {
 
-void register_annotation_device_kernels(KernelRegistry& registry) { (void)registry; }
+void copy_through(const Attrs&, std::span<const NDArray> in, std::span<NDArray> out) {
+  check(in.size() == out.size(), "device annotation: ", in.size(), " inputs but ", out.size(), " outputs");
+  for (size_t i = 0; i < in.size(); ++i) {
+    check(in[i].nbytes() == out[i].nbytes(), "device annotation: output ", i, " has ", out[i].nbytes(),
+          " bytes for an input of ", in[i].nbytes());
+    if (in[i].nbytes()) std::memcpy(out[i].raw(), in[i].raw(), in[i].nbytes());
+  }
+}
+
+}  // namespace
+
+void register_annotation_device_kernels(KernelRegistry& registry) {
+  registry.add("on_device", copy_through);
+  registry.add("device_copy", copy_through);
+}
 
 }  // namespace kiln

@@ -1,9 +1,236 @@
 // Reference kernels: image.resize2d.
-// TODO(owner of this family): one plain, obviously-correct kernel per op.
-#include "runtime/kernels/kernel_util.h"
+// Each output row and column is first mapped to the input coordinate it samples (ONNX's
+// coordinate transformations, computed in double) and from there to a few taps (input
+// offset, weight): 1 for nearest, 2 for linear, 4 for cubic. Taps outside the input are
+// clamped to the edge, or dropped with the weights renormalised when cubic_exclude is set.
+// The 2-D interpolation is the product of the two 1-D ones.
+#include "runtime/kernels/nn/compute_view.h"
 
 namespace kiln {
 
-void register_image_resize_kernels(KernelRegistry& registry) { (void)registry; }
+namespace {
+
+enum class CoordMode {
+  kHalfPixel,
+  kHalfPixelSymmetric,
+  kPytorchHalfPixel,
+  kAlignCorners,
+  kAsymmetric,
+  kTfHalfPixelForNn,
+  kTfCropAndResize
+};
+enum class Rounding { kRound, kFloor, kCeil, kPreferFloor, kPreferCeil };
+
+CoordMode coord_mode(const std::string& name) {
+  if (name == "half_pixel") return CoordMode::kHalfPixel;
+  if (name == "half_pixel_symmetric") return CoordMode::kHalfPixelSymmetric;
+  if (name == "pytorch_half_pixel") return CoordMode::kPytorchHalfPixel;
+  if (name == "align_corners") return CoordMode::kAlignCorners;
+  if (name == "asymmetric") return CoordMode::kAsymmetric;
+  if (name == "tf_half_pixel_for_nn") return CoordMode::kTfHalfPixelForNn;
+  if (name == "tf_crop_and_resize") return CoordMode::kTfCropAndResize;
+  throw Error(cat("unknown coordinate_transformation_mode \"", name, "\""));
+}
+
+// "" picks Relay's default: round for align_corners, floor otherwise.
+Rounding rounding(const std::string& name, CoordMode mode) {
+  if (name.empty()) return mode == CoordMode::kAlignCorners ? Rounding::kRound : Rounding::kFloor;
+  if (name == "round") return Rounding::kRound;
+  if (name == "floor") return Rounding::kFloor;
+  if (name == "ceil") return Rounding::kCeil;
+  if (name == "round_prefer_floor") return Rounding::kPreferFloor;
+  if (name == "round_prefer_ceil") return Rounding::kPreferCeil;
+  throw Error(cat("unknown rounding_method \"", name, "\""));
+}
+
+struct ResizeAxis {
+  int64_t in, out;
+  double scale;  // output / input, from 'scales' when given
+  double roi_start, roi_end;
+};
+
+// The input coordinate that output index o samples (ONNX Resize's x_original).
+double source_coordinate(int64_t o, const ResizeAxis& a, CoordMode mode) {
+  const double x = static_cast<double>(o), in = static_cast<double>(a.in);
+  const double resized = a.scale * in;  // length_resized; equals a.out unless 'scales' is given
+  switch (mode) {
+    case CoordMode::kHalfPixel: return (x + 0.5) / a.scale - 0.5;
+    case CoordMode::kHalfPixelSymmetric: {
+      const double adjustment = static_cast<double>(a.out) / resized;
+      return in / 2 * (1 - adjustment) + (x + 0.5) / a.scale - 0.5;
+    }
+    case CoordMode::kPytorchHalfPixel: return resized > 1 ? (x + 0.5) / a.scale - 0.5 : 0.0;
+    case CoordMode::kAlignCorners: return resized == 1 ? 0.0 : x * (in - 1) / (resized - 1);
+    case CoordMode::kAsymmetric: return x / a.scale;
+    case CoordMode::kTfHalfPixelForNn: return (x + 0.5) / a.scale;
+    case CoordMode::kTfCropAndResize:
+      return resized > 1 ? a.roi_start * (in - 1) + x * (a.roi_end - a.roi_start) * (in - 1) / (resized - 1)
+                         : 0.5 * (a.roi_start + a.roi_end) * (in - 1);
+  }
+  return 0.0;
+}
+
+int64_t round_index(double x, Rounding r) {
+  const double lower = std::floor(x), frac = x - lower;
+  switch (r) {
+    case Rounding::kRound: return static_cast<int64_t>(std::round(x));
+    case Rounding::kFloor: return static_cast<int64_t>(lower);
+    case Rounding::kCeil: return static_cast<int64_t>(std::ceil(x));
+    case Rounding::kPreferFloor: return static_cast<int64_t>(frac <= 0.5 ? lower : lower + 1);
+    case Rounding::kPreferCeil: return static_cast<int64_t>(frac < 0.5 ? lower : lower + 1);
+  }
+  return static_cast<int64_t>(lower);
+}
+
+// Keys' cubic convolution kernel with parameter alpha (ONNX's cubic_coeff_a).
+double cubic_weight(double s, double alpha) {
+  s = std::abs(s);
+  if (s <= 1) return ((alpha + 2) * s - (alpha + 3)) * s * s + 1;
+  if (s < 2) return ((alpha * s - 5 * alpha) * s + 8 * alpha) * s - 4 * alpha;
+  return 0;
+}
+
+struct ResizeParams {
+  int taps;  // 1 nearest, 2 linear, 4 cubic
+  CoordMode mode;
+  Rounding round;
+  double alpha;
+  bool exclude_outside;
+};
+
+// Taps of every output index along one axis: element offsets (index times `stride`) and
+// weights, `taps` per index; `outside` marks indices that take the extrapolation value.
+template <class C>
+struct AxisTaps {
+  std::vector<int64_t> offset;
+  std::vector<C> weight;
+  std::vector<uint8_t> outside;
+};
+
+template <class C>
+AxisTaps<C> axis_taps(const ResizeAxis& a, int64_t stride, const ResizeParams& p) {
+  AxisTaps<C> t;
+  for (int64_t o = 0; o < a.out; ++o) {
+    double x = source_coordinate(o, a, p.mode);
+    const bool outside =
+        p.mode == CoordMode::kTfCropAndResize && (x < 0 || x > static_cast<double>(a.in - 1) || std::isnan(x));
+    t.outside.push_back(outside ? 1 : 0);
+    // Beyond this band every tap clamps to the same edge element; clamping keeps the
+    // integer conversions below defined for extreme scales.
+    x = std::isnan(x) ? 0.0 : std::clamp(x, -4.0, static_cast<double>(a.in) + 3.0);
+    int64_t index[4];
+    double weight[4];
+    if (p.taps == 1) {
+      index[0] = round_index(x, p.round);
+      weight[0] = 1;
+    } else {
+      const double lower = std::floor(x), frac = x - lower;
+      const int64_t first = static_cast<int64_t>(lower) - (p.taps == 4 ? 1 : 0);
+      for (int k = 0; k < p.taps; ++k) index[k] = first + k;
+      if (p.taps == 2) {
+        weight[0] = 1 - frac;
+        weight[1] = frac;
+      } else {
+        for (int k = 0; k < 4; ++k) weight[k] = cubic_weight(frac + 1 - k, p.alpha);
+      }
+      if (p.exclude_outside) {
+        double sum = 0;
+        for (int k = 0; k < p.taps; ++k) {
+          if (index[k] < 0 || index[k] >= a.in) weight[k] = 0;
+          sum += weight[k];
+        }
+        if (sum != 0)
+          for (int k = 0; k < p.taps; ++k) weight[k] /= sum;
+      }
+    }
+    for (int k = 0; k < p.taps; ++k) {
+      t.offset.push_back(std::clamp<int64_t>(index[k], 0, a.in - 1) * stride);
+      t.weight.push_back(static_cast<C>(weight[k]));
+    }
+  }
+  return t;
+}
+
+template <class C, int kTaps>
+void resize(const C* x, C* y, const Axes4D& in_stride, const Axes4D& out_extent, const Axes4D& out_stride,
+            const AxisTaps<C>& rows, const AxisTaps<C>& cols, C extrapolation) {
+  for (int64_t n = 0; n < out_extent.n; ++n) {
+    for (int64_t c = 0; c < out_extent.c; ++c) {
+      const C* plane = x + n * in_stride.n + c * in_stride.c;
+      C* out_plane = y + n * out_stride.n + c * out_stride.c;
+      for (int64_t oh = 0; oh < out_extent.h; ++oh) {
+        C* out_row = out_plane + oh * out_stride.h;
+        const int64_t* row_offset = &rows.offset[oh * kTaps];
+        const C* row_weight = &rows.weight[oh * kTaps];
+        for (int64_t ow = 0; ow < out_extent.w; ++ow) {
+          if (rows.outside[oh] || cols.outside[ow]) {
+            out_row[ow * out_stride.w] = extrapolation;
+            continue;
+          }
+          const int64_t* col_offset = &cols.offset[ow * kTaps];
+          const C* col_weight = &cols.weight[ow * kTaps];
+          C sum = C(0);
+          for (int i = 0; i < kTaps; ++i) {
+            const C* row = plane + row_offset[i];
+            C row_sum = C(0);
+            for (int j = 0; j < kTaps; ++j) row_sum += col_weight[j] * row[col_offset[j]];
+            sum += row_weight[i] * row_sum;
+          }
+          out_row[ow * out_stride.w] = sum;
+        }
+      }
+    }
+  }
+}
+
+void resize2d_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+  const NDArray& data = inputs[0];
+  NDArray& out = outputs[0];
+  const std::string& layout = attrs.get_string("layout");
+  const std::string& method = attrs.get_string("method");
+  ResizeParams p;
+  p.taps = method == "nearest_neighbor" ? 1 : method == "linear" ? 2 : 4;
+  check(method == "nearest_neighbor" || method == "linear" || method == "cubic", "unknown resize method \"", method,
+        "\"");
+  p.mode = coord_mode(attrs.get_string("coordinate_transformation_mode"));
+  p.round = rounding(attrs.get_string("rounding_method"), p.mode);
+  p.alpha = attrs.get_double("cubic_alpha");
+  p.exclude_outside = attrs.get_int("cubic_exclude") != 0;
+
+  const Axes4D in_extent = layout_extents(data.shape(), layout), out_extent = layout_extents(out.shape(), layout);
+  const Axes4D in_stride = layout_strides(data.shape(), layout), out_stride = layout_strides(out.shape(), layout);
+  std::vector<double> roi = attrs.get_doubles("roi");
+  check(roi.size() == 4, "attribute 'roi' must have 4 values");
+  double scale_h = static_cast<double>(out_extent.h) / static_cast<double>(std::max<int64_t>(in_extent.h, 1));
+  double scale_w = static_cast<double>(out_extent.w) / static_cast<double>(std::max<int64_t>(in_extent.w, 1));
+  if (!attrs.is_none("scales")) {
+    std::vector<double> scales = attrs.get_doubles("scales");
+    check(scales.size() == 2, "attribute 'scales' must have 2 values");
+    scale_h = scales[0];
+    scale_w = scales[1];
+  }
+  if (out.numel() == 0) return;
+  check(in_extent.h > 0 && in_extent.w > 0, "image.resize2d: cannot resize an empty image");
+  const ResizeAxis axis_h{in_extent.h, out_extent.h, scale_h, roi[0], roi[2]};
+  const ResizeAxis axis_w{in_extent.w, out_extent.w, scale_w, roi[1], roi[3]};
+
+  dispatch_compute(data.dtype(), [&](auto tag) {
+    using C = decltype(tag);
+    ConstView<C> x(data);
+    OutView<C> y(out);
+    AxisTaps<C> rows = axis_taps<C>(axis_h, in_stride.h, p), cols = axis_taps<C>(axis_w, in_stride.w, p);
+    const C extrapolation = static_cast<C>(attrs.get_double("extrapolation_value"));
+    switch (p.taps) {
+      case 1: resize<C, 1>(x.data(), y.data(), in_stride, out_extent, out_stride, rows, cols, extrapolation); break;
+      case 2: resize<C, 2>(x.data(), y.data(), in_stride, out_extent, out_stride, rows, cols, extrapolation); break;
+      default: resize<C, 4>(x.data(), y.data(), in_stride, out_extent, out_stride, rows, cols, extrapolation); break;
+    }
+    y.commit();
+  });
+}
+
+}  // namespace
+
+void register_image_resize_kernels(KernelRegistry& registry) { registry.add("image.resize2d", resize2d_kernel); }
 
 }  // namespace kiln

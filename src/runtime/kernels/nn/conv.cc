@@ -1,9 +1,136 @@
 // Reference kernels: nn.conv2d, nn.conv2d_transpose.
-// TODO(owner of this family): one plain, obviously-correct kernel per op.
-#include "runtime/kernels/kernel_util.h"
+// Direct convolutions over NCHW planes. The innermost loop runs along an output (or, for
+// the transpose, input) row, over the part of the row that the kernel tap keeps inside
+// the tensor, so there are no bounds tests per element.
+#include "runtime/kernels/nn/compute_view.h"
 
 namespace kiln {
 
-void register_nn_conv_kernels(KernelRegistry& registry) { (void)registry; }
+namespace {
+
+struct ConvGeometry {
+  int64_t batch, in_channels, in_h, in_w;
+  int64_t out_channels, out_h, out_w;
+  int64_t kernel_h, kernel_w;
+  int64_t groups;
+  KernelPair strides, dilation;
+  KernelPadding padding;
+};
+
+ConvGeometry conv_geometry(const Attrs& attrs, const Shape& data, const Shape& weight, const Shape& out) {
+  check(data.size() == 4 && weight.size() == 4 && out.size() == 4, "convolution expects 4-D tensors");
+  return {data[0],   data[1],   data[2],   data[3], out[1], out[2], out[3], weight[2], weight[3],
+          attrs.get_int("groups"), kernel_pair(attrs, "strides"), kernel_pair(attrs, "dilation"),
+          kernel_padding(attrs)};
+}
+
+// y[oc, oh, ow] += w * x[ic, oh * stride_h + kh * dilation_h - pad_top, ...] over taps and input channels.
+template <class C>
+void conv2d(const C* x, const C* w, C* y, const ConvGeometry& g) {
+  const int64_t in_per_group = g.in_channels / g.groups, out_per_group = g.out_channels / g.groups;
+  const int64_t in_plane = g.in_h * g.in_w, out_plane = g.out_h * g.out_w, taps = g.kernel_h * g.kernel_w;
+  std::vector<IndexRange> rows(g.kernel_h), cols(g.kernel_w);
+  std::vector<int64_t> col_offset(g.kernel_w);
+  for (int64_t kh = 0; kh < g.kernel_h; ++kh)
+    rows[kh] = inside_range(g.out_h, g.strides.h, kh * g.dilation.h - g.padding.top, g.in_h);
+  for (int64_t kw = 0; kw < g.kernel_w; ++kw) {
+    col_offset[kw] = kw * g.dilation.w - g.padding.left;
+    cols[kw] = inside_range(g.out_w, g.strides.w, col_offset[kw], g.in_w);
+  }
+  const int64_t sw = g.strides.w;
+  for (int64_t n = 0; n < g.batch; ++n) {
+    for (int64_t oc = 0; oc < g.out_channels; ++oc) {
+      C* out = y + (n * g.out_channels + oc) * out_plane;
+      std::fill(out, out + out_plane, C(0));
+      const int64_t first_in = oc / out_per_group * in_per_group;
+      for (int64_t icg = 0; icg < in_per_group; ++icg) {
+        const C* in = x + (n * g.in_channels + first_in + icg) * in_plane;
+        const C* filter = w + (oc * in_per_group + icg) * taps;
+        for (int64_t kh = 0; kh < g.kernel_h; ++kh) {
+          for (int64_t kw = 0; kw < g.kernel_w; ++kw) {
+            const C wv = filter[kh * g.kernel_w + kw];
+            const int64_t off = col_offset[kw], ow_begin = cols[kw].begin, ow_end = cols[kw].end;
+            for (int64_t oh = rows[kh].begin; oh < rows[kh].end; ++oh) {
+              const C* in_row = in + (oh * g.strides.h + kh * g.dilation.h - g.padding.top) * g.in_w;
+              C* out_row = out + oh * g.out_w;
+              if (sw == 1) {
+                for (int64_t ow = ow_begin; ow < ow_end; ++ow) out_row[ow] += wv * in_row[ow + off];
+              } else {
+                for (int64_t ow = ow_begin; ow < ow_end; ++ow) out_row[ow] += wv * in_row[ow * sw + off];
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// The adjoint of conv2d: every input element scatters w * x into the output positions it
+// would have been read for. Weights are IOHW: (in_channels, out_channels / groups, kh, kw).
+template <class C>
+void conv2d_transpose(const C* x, const C* w, C* y, const ConvGeometry& g) {
+  const int64_t in_per_group = g.in_channels / g.groups, out_per_group = g.out_channels / g.groups;
+  const int64_t in_plane = g.in_h * g.in_w, out_plane = g.out_h * g.out_w, taps = g.kernel_h * g.kernel_w;
+  std::vector<IndexRange> rows(g.kernel_h), cols(g.kernel_w);
+  std::vector<int64_t> col_offset(g.kernel_w);
+  for (int64_t kh = 0; kh < g.kernel_h; ++kh)
+    rows[kh] = inside_range(g.in_h, g.strides.h, kh * g.dilation.h - g.padding.top, g.out_h);
+  for (int64_t kw = 0; kw < g.kernel_w; ++kw) {
+    col_offset[kw] = kw * g.dilation.w - g.padding.left;
+    cols[kw] = inside_range(g.in_w, g.strides.w, col_offset[kw], g.out_w);
+  }
+  const int64_t sw = g.strides.w;
+  std::fill(y, y + g.batch * g.out_channels * out_plane, C(0));
+  for (int64_t n = 0; n < g.batch; ++n) {
+    for (int64_t ic = 0; ic < g.in_channels; ++ic) {
+      const C* in = x + (n * g.in_channels + ic) * in_plane;
+      const int64_t first_out = ic / in_per_group * out_per_group;
+      for (int64_t ocg = 0; ocg < out_per_group; ++ocg) {
+        C* out = y + (n * g.out_channels + first_out + ocg) * out_plane;
+        const C* filter = w + (ic * out_per_group + ocg) * taps;
+        for (int64_t kh = 0; kh < g.kernel_h; ++kh) {
+          for (int64_t kw = 0; kw < g.kernel_w; ++kw) {
+            const C wv = filter[kh * g.kernel_w + kw];
+            const int64_t off = col_offset[kw], iw_begin = cols[kw].begin, iw_end = cols[kw].end;
+            for (int64_t ih = rows[kh].begin; ih < rows[kh].end; ++ih) {
+              C* out_row = out + (ih * g.strides.h + kh * g.dilation.h - g.padding.top) * g.out_w;
+              const C* in_row = in + ih * g.in_w;
+              if (sw == 1) {
+                for (int64_t iw = iw_begin; iw < iw_end; ++iw) out_row[iw + off] += wv * in_row[iw];
+              } else {
+                for (int64_t iw = iw_begin; iw < iw_end; ++iw) out_row[iw * sw + off] += wv * in_row[iw];
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+template <bool kTranspose>
+void conv_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+  const NDArray& data = inputs[0];
+  const NDArray& weight = inputs[1];
+  ConvGeometry g = conv_geometry(attrs, data.shape(), weight.shape(), outputs[0].shape());
+  dispatch_compute(data.dtype(), [&](auto tag) {
+    using C = decltype(tag);
+    ConstView<C> x(data), w(weight);
+    OutView<C> y(outputs[0]);
+    if constexpr (kTranspose)
+      conv2d_transpose(x.data(), w.data(), y.data(), g);
+    else
+      conv2d(x.data(), w.data(), y.data(), g);
+    y.commit();
+  });
+}
+
+}  // namespace
+
+void register_nn_conv_kernels(KernelRegistry& registry) {
+  registry.add("nn.conv2d", conv_kernel<false>);
+  registry.add("nn.conv2d_transpose", conv_kernel<true>);
+}
 
 }  // namespace kiln

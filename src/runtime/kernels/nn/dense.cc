@@ -1,9 +1,134 @@
 // Reference kernels: nn.dense, nn.matmul, nn.batch_matmul.
-// TODO(owner of this family): one plain, obviously-correct kernel per op.
-#include "runtime/kernels/kernel_util.h"
+// All three reduce to out (M, N) = a (M, K) times b (N, K) transposed, where both operands
+// are row-major with K contiguous; operands stored the other way round are transposed
+// into a buffer first.
+#include "runtime/kernels/nn/compute_view.h"
 
 namespace kiln {
 
-void register_nn_dense_kernels(KernelRegistry& registry) { (void)registry; }
+namespace {
+
+// Dot product with eight independent partial sums, so the compiler can vectorise it.
+template <class C>
+C dot(const C* a, const C* b, int64_t k) {
+  C partial[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= k; i += 8)
+    for (int j = 0; j < 8; ++j) partial[j] += a[i + j] * b[i + j];
+  C sum = C(0);
+  for (; i < k; ++i) sum += a[i] * b[i];
+  for (int j = 0; j < 8; ++j) sum += partial[j];
+  return sum;
+}
+
+template <class C>
+void gemm_nt(const C* a, const C* b, C* out, int64_t m, int64_t n, int64_t k) {
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) out[i * n + j] = dot(a + i * k, b + j * k, k);
+}
+
+// A matrix of `rows` x `depth` with depth contiguous: `src` itself, or its transpose
+// (stored depth x rows) copied into `buffer`.
+template <class C>
+const C* rows_by_depth(const C* src, int64_t rows, int64_t depth, bool stored_transposed, std::vector<C>& buffer) {
+  if (!stored_transposed) return src;
+  buffer.resize(static_cast<size_t>(rows * depth));
+  for (int64_t d = 0; d < depth; ++d)
+    for (int64_t r = 0; r < rows; ++r) buffer[r * depth + d] = src[d * rows + r];
+  return buffer.data();
+}
+
+struct MatmulGeometry {
+  Shape a_batch, b_batch, out_batch;
+  int64_t m, n, k;
+  bool a_transposed, b_stored_kn;  // a stored (K, M); b stored (K, N) rather than (N, K)
+};
+
+template <class C>
+void batched_matmul(const C* a, const C* b, C* out, const MatmulGeometry& g) {
+  BroadcastIndexer a_index(g.a_batch, g.out_batch), b_index(g.b_batch, g.out_batch);
+  std::vector<C> a_buffer, b_buffer;
+  int64_t packed_b = -1;  // batch of b currently packed in b_buffer, reused while b broadcasts
+  const C* b_rows = nullptr;
+  const int64_t batches = num_elements(g.out_batch);
+  for (int64_t i = 0; i < batches; ++i) {
+    const int64_t ai = a_index(i), bi = b_index(i);
+    const C* a_rows = rows_by_depth(a + ai * g.m * g.k, g.m, g.k, g.a_transposed, a_buffer);
+    if (bi != packed_b) {
+      b_rows = rows_by_depth(b + bi * g.n * g.k, g.n, g.k, g.b_stored_kn, b_buffer);
+      packed_b = bi;
+    }
+    gemm_nt(a_rows, b_rows, out + i * g.m * g.n, g.m, g.n, g.k);
+  }
+}
+
+void run_matmul(const NDArray& a, const NDArray& b, NDArray& out, const MatmulGeometry& g) {
+  dispatch_compute(a.dtype(), [&](auto tag) {
+    using C = decltype(tag);
+    ConstView<C> av(a), bv(b);
+    OutView<C> ov(out);
+    batched_matmul(av.data(), bv.data(), ov.data(), g);
+    ov.commit();
+  });
+}
+
+void dense_kernel(const Attrs&, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+  const Shape& x = inputs[0].shape();
+  const Shape& w = inputs[1].shape();
+  check(!x.empty() && w.size() == 2, "nn.dense expects data (..., K) and a 2-D weight");
+  MatmulGeometry g{{}, {}, {}, num_elements(Shape(x.begin(), x.end() - 1)), w[0], w[1], false, false};
+  run_matmul(inputs[0], inputs[1], outputs[0], g);
+}
+
+// Batch dims and (rows, cols) of an operand as stored; a vector becomes a row or a column.
+struct StoredMatrix {
+  Shape batch;
+  int64_t rows, cols;
+};
+StoredMatrix stored_matrix(const Shape& s, bool vector_is_row) {
+  if (s.size() == 1) return vector_is_row ? StoredMatrix{{}, 1, s[0]} : StoredMatrix{{}, s[0], 1};
+  return {Shape(s.begin(), s.end() - 2), s[s.size() - 2], s[s.size() - 1]};
+}
+
+void matmul_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+  const NDArray& a = inputs[0];
+  const NDArray& b = inputs[1];
+  // Vectors ignore the transpose flags, as in the type relation.
+  bool ta = a.ndim() > 1 && attrs.get_bool("transpose_a");
+  bool tb = b.ndim() > 1 && attrs.get_bool("transpose_b");
+  StoredMatrix sa = stored_matrix(a.shape(), true), sb = stored_matrix(b.shape(), false);
+  MatmulGeometry g;
+  g.a_batch = sa.batch;
+  g.b_batch = sb.batch;
+  // The result ends with M unless a is a vector, and with N unless b is one.
+  const Shape& out = outputs[0].shape();
+  size_t matrix_dims = (a.ndim() > 1 ? 1 : 0) + (b.ndim() > 1 ? 1 : 0);
+  g.out_batch = Shape(out.begin(), out.end() - static_cast<int64_t>(matrix_dims));
+  g.m = ta ? sa.cols : sa.rows;
+  g.k = ta ? sa.rows : sa.cols;
+  g.n = tb ? sb.rows : sb.cols;
+  g.a_transposed = ta;
+  // b (N, K) is wanted: a stored (K, N) matrix, or a vector (K, 1), needs the transpose.
+  g.b_stored_kn = !tb;
+  run_matmul(a, b, outputs[0], g);
+}
+
+void batch_matmul_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+  const Shape& x = inputs[0].shape();
+  const Shape& y = inputs[1].shape();
+  check(x.size() == 3 && y.size() == 3, "nn.batch_matmul expects 3-D operands");
+  bool ta = attrs.get_bool("transpose_a"), tb = attrs.get_bool("transpose_b");
+  MatmulGeometry g{{x[0]}, {y[0]}, {outputs[0].shape()[0]}, ta ? x[2] : x[1], tb ? y[1] : y[2],
+                   ta ? x[1] : x[2], ta, !tb};
+  run_matmul(inputs[0], inputs[1], outputs[0], g);
+}
+
+}  // namespace
+
+void register_nn_dense_kernels(KernelRegistry& registry) {
+  registry.add("nn.dense", dense_kernel);
+  registry.add("nn.matmul", matmul_kernel);
+  registry.add("nn.batch_matmul", batch_matmul_kernel);
+}
 
 }  // namespace kiln

@@ -69,7 +69,8 @@ void for_each_broadcast_row(const Shape& out_shape, const std::array<Shape, N>& 
 
   std::array<BroadcastIndexer, N> indexers = [&]<size_t... K>(std::index_sequence<K...>) {
     return std::array<BroadcastIndexer, N>{BroadcastIndexer(merged_in[K], merged_out)...};
-  }(std::make_index_sequence<N>{});
+  }
+  (std::make_index_sequence<N>{});
 
   BroadcastRow<N> row;
   row.length = merged_out.back();

@@ -16,8 +16,8 @@ std::vector<int64_t> slice_axes(const Attrs& attrs, size_t count, int64_t ndim) 
   std::vector<int64_t> axes;
   if (attrs.is_none("axes")) {
     if (static_cast<int64_t>(count) > ndim)
-      throw std::move(Error("'begin' has more entries than argument 'data' has dims")
-                          .expected(cat("at most ", ndim), cat(count)));
+      throw std::move(
+          Error("'begin' has more entries than argument 'data' has dims").expected(cat("at most ", ndim), cat(count)));
     for (size_t i = 0; i < count; ++i) axes.push_back(static_cast<int64_t>(i));
     return axes;
   }
@@ -31,7 +31,8 @@ std::vector<int64_t> slice_axes(const Attrs& attrs, size_t count, int64_t ndim) 
     if (a < 0 || a >= ndim)
       throw std::move(Error(cat("strided_slice axis ", axis, " out of range for argument 'data' of rank ", ndim))
                           .expected(cat("in [", -ndim, ", ", ndim, ")"), list_str(given)));
-    if (seen[a]) throw std::move(Error(cat("axis ", a, " appears twice in 'axes'")).expected("distinct axes", list_str(given)));
+    if (seen[a])
+      throw std::move(Error(cat("axis ", a, " appears twice in 'axes'")).expected("distinct axes", list_str(given)));
     seen[a] = true;
     axes.push_back(a);
   }
@@ -87,7 +88,8 @@ StridedSliceSpec parse_strided_slice(const Attrs& attrs, int64_t ndim) {
   spec.strides.resize(count, 1);
   for (size_t i = 0; i < count; ++i) {
     if (spec.strides[i] == 0)
-      throw std::move(Error(cat("stride ", i, " of 'strides' is 0")).expected("a non-zero stride", list_str(spec.strides)));
+      throw std::move(
+          Error(cat("stride ", i, " of 'strides' is 0")).expected("a non-zero stride", list_str(spec.strides)));
     if (i < spec.end.size()) {
       if (spec.size_mode && spec.end[i] < -1)
         throw std::move(Error(cat("size ", i, " of 'end' is negative (slice_mode=\"size\")"))

@@ -1,0 +1,233 @@
+// Converters: Conv, pooling, BatchNormalization, LayerNormalization, Gemm, MatMul,
+// Softmax/LogSoftmax, Flatten.
+//
+// kiln's convolution and pooling ops are 2-D (NCHW). 1-D ONNX nodes (N, C, L) run as 2-D
+// ones on (N, C, 1, L): the converter inserts the unit axis and removes it afterwards.
+#include "frontend/onnx/converters/converter_util.h"
+
+namespace kiln::frontend {
+
+namespace {
+
+// The window of a convolution or pooling node, in ONNX's terms, for k spatial axes.
+struct Window {
+  std::vector<int64_t> kernel, strides, dilations, pads;  // pads: k begins, then k ends
+};
+
+// pads for auto_pad SAME_UPPER / SAME_LOWER: the output extent is ceil(in / stride), and the
+// odd padding element goes at the end (UPPER) or the beginning (LOWER).
+std::vector<int64_t> same_pads(const Shape& spatial, const Window& w, bool upper) {
+  size_t k = spatial.size();
+  std::vector<int64_t> pads(2 * k);
+  for (size_t i = 0; i < k; ++i) {
+    check(spatial[i] != kAnyDim, "auto_pad SAME needs static spatial dimensions, found ", shape_str(spatial));
+    int64_t out = (spatial[i] + w.strides[i] - 1) / w.strides[i];
+    int64_t total = std::max<int64_t>(0, (out - 1) * w.strides[i] + (w.kernel[i] - 1) * w.dilations[i] + 1 - spatial[i]);
+    int64_t small = total / 2, big = total - small;
+    pads[i] = upper ? small : big;
+    pads[i + k] = upper ? big : small;
+  }
+  return pads;
+}
+
+Window read_window(ConvertContext& c, const Shape& data_shape, std::vector<int64_t> kernel) {
+  size_t k = data_shape.size() - 2;
+  Window w;
+  w.kernel = std::move(kernel);
+  check(w.kernel.size() == k, "kernel_shape must have ", k, " values for an input of shape ", shape_str(data_shape),
+        ", found ", w.kernel.size());
+  w.strides = c.attrs().get_ints("strides", std::vector<int64_t>(k, 1));
+  w.dilations = c.attrs().get_ints("dilations", std::vector<int64_t>(k, 1));
+  w.pads = c.attrs().get_ints("pads", std::vector<int64_t>(2 * k, 0));
+  check(w.strides.size() == k && w.dilations.size() == k && w.pads.size() == 2 * k,
+        "strides, dilations and pads must have ", k, ", ", k, " and ", 2 * k, " values for an input of shape ",
+        shape_str(data_shape));
+  std::string auto_pad = c.attrs().get_string("auto_pad", "NOTSET");
+  Shape spatial(data_shape.begin() + 2, data_shape.end());
+  if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    w.pads = same_pads(spatial, w, auto_pad == "SAME_UPPER");
+  } else if (auto_pad == "VALID") {
+    w.pads.assign(2 * k, 0);
+  } else if (auto_pad != "NOTSET") {
+    throw std::move(Error("attribute 'auto_pad' has an unknown value")
+                        .expected("NOTSET, SAME_UPPER, SAME_LOWER or VALID", "'" + auto_pad + "'"));
+  }
+  return w;
+}
+
+// A 1-D window as the 2-D one over a unit height.
+Window lift_to_2d(const Window& w) {
+  return {{1, w.kernel[0]}, {1, w.strides[0]}, {1, w.dilations[0]}, {0, w.pads[0], 0, w.pads[1]}};
+}
+
+void check_spatial_rank(int64_t rank, const Shape& shape) {
+  if (rank != 3 && rank != 4)
+    throw std::move(Error("only 1-D and 2-D windows are supported (input rank 3 or 4)")
+                        .expected("(N, C, L) or (N, C, H, W)", shape_str(shape)));
+}
+
+Expr add_unit_height(const Expr& x) { return call_op("expand_dims", {x}, {{"axis", int64_t{2}}}); }
+Expr drop_unit_height(const Expr& x) { return call_op("squeeze", {x}, {{"axis", std::vector<int64_t>{2}}}); }
+
+ConvertResult convert_conv(ConvertContext& c) {
+  Expr data = c.input(0), weight = c.input(1);
+  const Shape data_shape = c.input_shape(0);
+  int64_t rank = static_cast<int64_t>(data_shape.size());
+  check_spatial_rank(rank, data_shape);
+  const Shape& weight_shape = c.input_shape(1);
+  check(static_cast<int64_t>(weight_shape.size()) == rank, "weight ", shape_str(weight_shape),
+        " must have the rank of the input ", shape_str(data_shape));
+  Window w = read_window(c, data_shape, c.attrs().get_ints("kernel_shape", Shape(weight_shape.begin() + 2, weight_shape.end())));
+  bool one_d = rank == 3;
+  if (one_d) {
+    w = lift_to_2d(w);
+    data = add_unit_height(data);
+    weight = add_unit_height(weight);
+  }
+  Attrs attrs{{"strides", w.strides}, {"padding", w.pads}, {"dilation", w.dilations},
+              {"groups", c.attrs().get_int("group", 1)}, {"kernel_size", w.kernel}};
+  if (weight_shape[0] != kAnyDim) attrs.set("channels", weight_shape[0]);
+  Expr out = call_op("nn.conv2d", {data, weight}, attrs);
+  if (c.has_input(2)) out = call_op("nn.bias_add", {out, c.input(2)}, {{"axis", int64_t{1}}});
+  return one_d ? drop_unit_height(out) : out;
+}
+
+ConvertFn pool(std::string op) {
+  return [op = std::move(op)](ConvertContext& c) -> ConvertResult {
+    check(c.num_outputs() < 2 || c.op_type() != "MaxPool", "MaxPool's Indices output is not supported");
+    Expr data = c.input(0);
+    const Shape data_shape = c.input_shape(0);
+    check_spatial_rank(static_cast<int64_t>(data_shape.size()), data_shape);
+    Window w = read_window(c, data_shape, c.attrs().get_ints("kernel_shape"));
+    bool one_d = data_shape.size() == 3;
+    if (one_d) {
+      w = lift_to_2d(w);
+      data = add_unit_height(data);
+    }
+    Attrs attrs{{"pool_size", w.kernel}, {"strides", w.strides}, {"dilation", w.dilations}, {"padding", w.pads},
+                {"ceil_mode", c.attrs().get_int("ceil_mode", 0) != 0}};
+    if (op == "nn.avg_pool2d") attrs.set("count_include_pad", c.attrs().get_int("count_include_pad", 0) != 0);
+    check(c.attrs().get_int("storage_order", 0) == 0, "MaxPool with storage_order=1 (column major) is not supported");
+    Expr out = call_op(op, {data}, attrs);
+    return one_d ? drop_unit_height(out) : out;
+  };
+}
+
+// Global pooling over every spatial axis: the 2-D op for NCHW, a keepdims reduction else.
+ConvertFn global_pool(std::string op_2d, std::string reduce_op) {
+  return [op_2d = std::move(op_2d), reduce_op = std::move(reduce_op)](ConvertContext& c) -> ConvertResult {
+    int64_t rank = c.input_rank(0);
+    if (rank == 4) return call_op(op_2d, {c.input(0)});
+    check(rank >= 3, "input must have at least one spatial axis, found shape ", shape_str(c.input_shape(0)));
+    std::vector<int64_t> axes;
+    for (int64_t a = 2; a < rank; ++a) axes.push_back(a);
+    return call_op(reduce_op, {c.input(0)}, {{"axis", axes}, {"keepdims", true}});
+  };
+}
+
+// Inference batch norm; the training outputs (running mean and variance) are the inputs.
+ConvertResult convert_batch_norm(ConvertContext& c) {
+  check(c.attrs().get_int("training_mode", 0) == 0, "BatchNormalization in training mode is not supported");
+  check(c.attrs().get_int("spatial", 1) == 1, "BatchNormalization with spatial=0 is not supported");
+  Expr bn = call_op("nn.batch_norm", {c.input(0), c.input(1), c.input(2), c.input(3), c.input(4)},
+                    {{"axis", int64_t{1}}, {"epsilon", c.attrs().get_float("epsilon", 1e-5)}});
+  std::vector<Expr> outputs{make_tuple_get_item(bn, 0)};
+  if (c.num_outputs() > 1) outputs.push_back(c.input(3));
+  if (c.num_outputs() > 2) outputs.push_back(c.input(4));
+  check(c.num_outputs() <= 3, "BatchNormalization's saved mean and variance outputs are training-only");
+  return outputs;
+}
+
+// Normalises over the axes from `axis` to the last; kiln's nn.layer_norm takes one axis.
+ConvertResult convert_layer_norm(ConvertContext& c) {
+  check(c.num_outputs() == 1, "LayerNormalization's Mean and InvStdDev outputs are not supported");
+  int64_t rank = c.input_rank(0);
+  int64_t axis = normalize_onnx_axis(c.attrs().get_int("axis", -1), rank);
+  check(axis == rank - 1, "LayerNormalization over several axes (axis ", axis, " of rank ", rank,
+        ") is not supported; only the last axis");
+  Expr scale = c.input(1);
+  bool center = c.has_input(2);
+  Expr bias = center ? c.input(2) : scale;  // ignored when center is false
+  return call_op("nn.layer_norm", {c.input(0), scale, bias},
+                 {{"axis", int64_t{-1}}, {"epsilon", c.attrs().get_float("epsilon", 1e-5)}, {"center", center}});
+}
+
+Expr transpose_2d(const Expr& x) { return call_op("transpose", {x}, {{"axes", std::vector<int64_t>{1, 0}}}); }
+
+// alpha * A' B' + beta * C, with dense computing A' B'^T.
+ConvertResult convert_gemm(ConvertContext& c) {
+  Expr a = c.input(0), b = c.input(1);
+  if (c.attrs().get_int("transA", 0)) a = transpose_2d(a);
+  if (!c.attrs().get_int("transB", 0)) b = transpose_2d(b);
+  Expr out = call_op("nn.dense", {a, b});
+  double alpha = c.attrs().get_float("alpha", 1.0), beta = c.attrs().get_float("beta", 1.0);
+  DType dtype = c.input_dtype(0);
+  if (alpha != 1.0) out = call_op("multiply", {out, scalar_constant(dtype, alpha)});
+  if (c.has_input(2) && beta != 0.0) {
+    Expr bias = c.input(2);
+    if (beta != 1.0) bias = call_op("multiply", {bias, scalar_constant(dtype, beta)});
+    out = call_op("add", {out, bias});
+  }
+  return out;
+}
+
+// Opsets 1-12 coerce the input to 2-D at `axis` (default 1) and normalise each row; from 13
+// the op normalises along `axis` (default -1).
+ConvertFn softmax(std::string op) {
+  return [op = std::move(op)](ConvertContext& c) -> ConvertResult {
+    Expr x = c.input(0);
+    int64_t rank = c.input_rank(0);
+    if (c.opset() >= 13) return call_op(op, {x}, {{"axis", normalize_onnx_axis(c.attrs().get_int("axis", -1), rank)}});
+    int64_t axis = rank == 0 ? 0 : normalize_onnx_axis(c.attrs().get_int("axis", 1), rank);
+    if (axis == rank - 1) return call_op(op, {x}, {{"axis", int64_t{-1}}});
+    const Shape shape = c.input_shape(0);
+    check(c.input_type(0).is_static(), "Softmax before opset 13 with axis ", axis,
+          " needs a static input shape, found ", shape_str(shape));
+    int64_t rows = num_elements(Shape(shape.begin(), shape.begin() + axis));
+    Expr flat = call_op("reshape", {x}, {{"newshape", std::vector<int64_t>{rows, -1}}});
+    return call_op("reshape", {call_op(op, {flat}, {{"axis", int64_t{-1}}})}, {{"newshape", shape}});
+  };
+}
+
+bool all_known(const Shape& s) { return std::find(s.begin(), s.end(), kAnyDim) == s.end(); }
+
+// (d0 ... d[axis-1], d[axis] ... dn) -> (product of the first, product of the rest)
+ConvertResult convert_flatten(ConvertContext& c) {
+  const Shape shape = c.input_shape(0);
+  int64_t rank = static_cast<int64_t>(shape.size());
+  int64_t axis = c.attrs().get_int("axis", 1);
+  if (axis < 0) axis += rank;
+  check(axis >= 0 && axis <= rank, "attribute 'axis' out of range for an input of shape ", shape_str(shape));
+  Shape leading(shape.begin(), shape.begin() + axis), trailing(shape.begin() + axis, shape.end());
+  std::vector<int64_t> newshape;
+  if (all_known(leading) && all_known(trailing)) {
+    newshape = {num_elements(leading), num_elements(trailing)};
+  } else if (all_known(leading)) {
+    newshape = {num_elements(leading), -1};
+  } else if (all_known(trailing) && num_elements(trailing) > 0) {
+    newshape = {-1, num_elements(trailing)};
+  } else {
+    check(axis == 1, "Flatten at axis ", axis, " of ", shape_str(shape), " needs more static dimensions");
+    newshape = {0, -1};  // keeps the unknown batch
+  }
+  return call_op("reshape", {c.input(0)}, {{"newshape", newshape}});
+}
+
+}  // namespace
+
+void register_nn_converters(ConverterRegistry& r) {
+  r.add("Conv", 1, convert_conv);
+  r.add("MaxPool", 1, pool("nn.max_pool2d"));
+  r.add("AveragePool", 1, pool("nn.avg_pool2d"));
+  r.add("GlobalAveragePool", 1, global_pool("nn.global_avg_pool2d", "mean"));
+  r.add("GlobalMaxPool", 1, global_pool("nn.global_max_pool2d", "max"));
+  r.add("BatchNormalization", 1, convert_batch_norm);
+  r.add("LayerNormalization", 17, convert_layer_norm);
+  r.add("Gemm", 1, convert_gemm);
+  r.add("MatMul", 1, binary_op("nn.matmul"));
+  r.add("Softmax", 1, softmax("nn.softmax"));
+  r.add("LogSoftmax", 1, softmax("nn.log_softmax"));
+  r.add("Flatten", 1, convert_flatten);
+}
+
+}  // namespace kiln::frontend

@@ -1,0 +1,363 @@
+// Converters: shape and layout ops (Reshape, Transpose, Concat, Split, Squeeze, Unsqueeze,
+// Slice, Gather, Expand, Pad), tensor makers (Shape, Size, Constant, ConstantOfShape,
+// Range) and reductions (Reduce*, ArgMax, ArgMin).
+//
+// Inputs that ONNX passes as tensors but kiln's ops take as attributes (shapes, axes, slice
+// bounds, pads) must be known at import time; with static input shapes they are, because
+// Shape is a Constant and shape arithmetic folds as it is converted.
+#include <cmath>
+
+#include "frontend/onnx/converters/converter_util.h"
+
+namespace kiln::frontend {
+
+namespace {
+
+// ---- Shape and layout ----
+
+// ONNX's 0 (copy the input extent unless allowzero) and -1 (inferred) mean the same in
+// kiln's reshape; Relay's other special values must not leak in.
+Expr reshape(const Expr& x, const std::vector<int64_t>& shape, bool allowzero) {
+  for (int64_t d : shape)
+    if (d < -1)
+      throw std::move(Error("Reshape's shape holds an invalid extent").expected("extents >= -1", shape_str(shape)));
+  return call_op("reshape", {x}, {{"newshape", shape}, {"allowzero", int64_t{allowzero}}});
+}
+
+ConvertResult convert_reshape_v1(ConvertContext& c) { return reshape(c.input(0), c.attrs().get_ints("shape"), false); }
+
+ConvertResult convert_reshape_v5(ConvertContext& c) {
+  return reshape(c.input(0), c.require_ints_input(1, "shape"), c.attrs().get_int("allowzero", 0) != 0);
+}
+
+ConvertResult convert_transpose(ConvertContext& c) {
+  Attrs attrs;
+  if (c.attrs().has("perm")) attrs.set("axes", c.attrs().get_ints("perm"));
+  return call_op("transpose", {c.input(0)}, attrs);
+}
+
+ConvertResult convert_concat(ConvertContext& c) {
+  std::vector<Expr> parts;
+  for (size_t i = 0; i < c.num_inputs(); ++i) parts.push_back(c.input(i));
+  int64_t axis = normalize_onnx_axis(c.attrs().get_int("axis", 1), c.input_rank(0));
+  return call_op("concatenate", {make_tuple(parts)}, {{"axis", axis}});
+}
+
+// Split by explicit sizes, or into num_outputs parts (the last may be smaller, as opset 18 says).
+ConvertResult split(ConvertContext& c, std::optional<std::vector<int64_t>> sizes) {
+  Expr x = c.input(0);
+  size_t parts = c.num_outputs();
+  if (parts == 1 && !sizes) return x;
+  const Shape& shape = c.input_shape(0);
+  int64_t axis = normalize_onnx_axis(c.attrs().get_int("axis", 0), static_cast<int64_t>(shape.size()));
+  int64_t extent = shape[axis];
+  if (!sizes) {
+    if (extent == kAnyDim) return call_op("split", {x}, {{"indices_or_sections", static_cast<int64_t>(parts)}, {"axis", axis}});
+    int64_t each = (extent + static_cast<int64_t>(parts) - 1) / static_cast<int64_t>(parts);
+    sizes = std::vector<int64_t>(parts, each);
+    sizes->back() = extent - each * static_cast<int64_t>(parts - 1);
+  }
+  check(sizes->size() == parts, "split lists ", sizes->size(), " sizes for ", parts, " outputs");
+  std::vector<int64_t> indices;
+  int64_t at = 0;
+  for (size_t i = 0; i + 1 < sizes->size(); ++i) indices.push_back(at += (*sizes)[i]);
+  int64_t total = at + sizes->back();
+  if (extent != kAnyDim && total != extent)
+    throw std::move(Error(cat("split sizes do not add up to axis ", axis, " of ", shape_str(shape)))
+                        .expected(cat(extent), cat(total)));
+  Expr out = call_op("split", {x}, {{"indices_or_sections", AttrValue(indices)}, {"axis", axis}});
+  return parts == 1 ? make_tuple_get_item(out, 0) : out;
+}
+
+ConvertResult convert_split_v1(ConvertContext& c) {
+  if (c.has_input(1)) return split(c, c.require_ints_input(1, "split"));
+  if (c.attrs().has("split")) return split(c, c.attrs().get_ints("split"));
+  return split(c, std::nullopt);
+}
+
+ConvertResult convert_split_v2(ConvertContext& c) {
+  return split(c, c.attrs().has("split") ? std::optional(c.attrs().get_ints("split")) : std::nullopt);
+}
+
+ConvertResult convert_split_v13(ConvertContext& c) {
+  return split(c, c.has_input(1) ? std::optional(c.require_ints_input(1, "split")) : std::nullopt);
+}
+
+// Axes given as an attribute (early opsets) or as an optional input (later ones).
+std::optional<std::vector<int64_t>> axes_of(ConvertContext& c, bool from_input, const std::string& name = "axes") {
+  if (from_input) return c.has_input(1) ? std::optional(c.require_ints_input(1, name)) : std::nullopt;
+  return c.attrs().has(name) ? std::optional(c.attrs().get_ints(name)) : std::nullopt;
+}
+
+ConvertFn squeeze(bool axes_from_input) {
+  return [axes_from_input](ConvertContext& c) -> ConvertResult {
+    Attrs attrs;
+    if (auto axes = axes_of(c, axes_from_input)) attrs.set("axis", normalize_onnx_axes(*axes, c.input_rank(0)));
+    return call_op("squeeze", {c.input(0)}, attrs);
+  };
+}
+
+// Axes refer to the output; inserting them in ascending order puts each where it belongs.
+ConvertFn unsqueeze(bool axes_from_input) {
+  return [axes_from_input](ConvertContext& c) -> ConvertResult {
+    auto axes = axes_of(c, axes_from_input);
+    check(axes.has_value(), "Unsqueeze needs axes");
+    int64_t out_rank = c.input_rank(0) + static_cast<int64_t>(axes->size());
+    std::vector<int64_t> sorted = normalize_onnx_axes(*axes, out_rank);
+    std::sort(sorted.begin(), sorted.end());
+    check(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end(), "Unsqueeze axes repeat an axis");
+    Expr x = c.input(0);
+    for (size_t i = 0; i < sorted.size();) {
+      size_t run = 1;
+      while (i + run < sorted.size() && sorted[i + run] == sorted[i] + static_cast<int64_t>(run)) ++run;
+      x = call_op("expand_dims", {x}, {{"axis", sorted[i]}, {"num_newaxis", static_cast<int64_t>(run)}});
+      i += run;
+    }
+    return x;
+  };
+}
+
+Expr strided_slice(const Expr& x, const std::vector<int64_t>& starts, const std::vector<int64_t>& ends,
+                   const std::optional<std::vector<int64_t>>& axes, const std::optional<std::vector<int64_t>>& steps) {
+  check(starts.size() == ends.size(), "Slice has ", starts.size(), " starts but ", ends.size(), " ends");
+  Attrs attrs{{"begin", starts}, {"end", ends}};
+  if (axes) attrs.set("axes", *axes);
+  if (steps) {
+    for (int64_t s : *steps) check(s != 0, "Slice steps must not be 0");
+    attrs.set("strides", *steps);
+  }
+  return call_op("strided_slice", {x}, attrs);
+}
+
+ConvertResult convert_slice_v1(ConvertContext& c) {
+  return strided_slice(c.input(0), c.attrs().get_ints("starts"), c.attrs().get_ints("ends"), axes_of(c, false),
+                       std::nullopt);
+}
+
+ConvertResult convert_slice_v10(ConvertContext& c) {
+  std::optional<std::vector<int64_t>> axes, steps;
+  if (c.has_input(3)) axes = c.require_ints_input(3, "axes");
+  if (c.has_input(4)) steps = c.require_ints_input(4, "steps");
+  return strided_slice(c.input(0), c.require_ints_input(1, "starts"), c.require_ints_input(2, "ends"), axes, steps);
+}
+
+// Negative indices count from the end, which take's wrap mode gives.
+ConvertResult convert_gather(ConvertContext& c) {
+  int64_t axis = normalize_onnx_axis(c.attrs().get_int("axis", 0), c.input_rank(0));
+  return call_op("take", {c.input(0), c.input(1)}, {{"axis", axis}, {"mode", "wrap"}});
+}
+
+// Broadcasting x against a shape: where(all-true of that shape, x, x) broadcasts any dtype.
+ConvertResult convert_expand(ConvertContext& c) {
+  std::vector<int64_t> shape = c.require_ints_input(1, "shape");
+  Expr mask = call_op("ones", {}, {{"shape", shape}, {"dtype", "bool"}});
+  return call_op("where", {mask, c.input(0), c.input(0)});
+}
+
+// pads [b0, b1, ..., e0, e1, ...] over `axes` (all axes by default) -> nn.pad's pairs.
+Expr pad(ConvertContext& c, const std::vector<int64_t>& pads, const std::string& mode, Expr value,
+         std::optional<std::vector<int64_t>> axes) {
+  int64_t rank = c.input_rank(0);
+  if (!axes) {
+    axes.emplace();
+    for (int64_t a = 0; a < rank; ++a) axes->push_back(a);
+  }
+  size_t k = axes->size();
+  check(pads.size() == 2 * k, "pads must have 2 values per padded axis: ", 2 * k, ", found ", pads.size());
+  AttrValue::List pairs(static_cast<size_t>(rank), AttrValue(std::vector<int64_t>{0, 0}));
+  for (size_t i = 0; i < k; ++i)
+    pairs[normalize_onnx_axis((*axes)[i], rank)] = AttrValue(std::vector<int64_t>{pads[i], pads[i + k]});
+  check(mode == "constant" || mode == "reflect" || mode == "edge", "Pad mode '", mode, "' is not supported");
+  if (!value) value = scalar_constant(c.input_dtype(0), 0);
+  return call_op("nn.pad", {c.input(0), value}, {{"pad_width", AttrValue(pairs)}, {"pad_mode", mode}});
+}
+
+ConvertResult convert_pad_v1(ConvertContext& c) {
+  std::vector<int64_t> pads = c.attrs().get_ints(c.opset() < 2 ? "paddings" : "pads");
+  Expr value = scalar_constant(c.input_dtype(0), c.attrs().get_float("value", 0.0));
+  return pad(c, pads, c.attrs().get_string("mode", "constant"), value, std::nullopt);
+}
+
+ConvertResult convert_pad_v11(ConvertContext& c) {
+  Expr value;
+  if (c.has_input(2)) value = call_op("reshape", {c.input(2)}, {{"newshape", std::vector<int64_t>{}}});
+  std::optional<std::vector<int64_t>> axes;
+  if (c.has_input(3)) axes = c.require_ints_input(3, "axes");
+  return pad(c, c.require_ints_input(1, "pads"), c.attrs().get_string("mode", "constant"), value, axes);
+}
+
+// ---- Tensor makers ----
+
+NDArray shape_tensor(const Shape& dims) {
+  return NDArray::from_vector<int64_t>({static_cast<int64_t>(dims.size())}, std::vector<int64_t>(dims));
+}
+
+const TensorTypeNode& static_input(ConvertContext& c, const std::string& op) {
+  const TensorTypeNode& t = c.input_type(0);
+  if (!t.is_static())
+    throw Error(cat(op, " of a tensor with unknown dimensions ", shape_str(t.shape),
+                    " is not supported: give the model's inputs static shapes (--shape NAME=...)"));
+  return t;
+}
+
+// A Constant: with static input shapes, shape computations become constants and fold.
+ConvertResult convert_shape(ConvertContext& c) {
+  const Shape& dims = static_input(c, "Shape").shape;
+  int64_t rank = static_cast<int64_t>(dims.size());
+  int64_t start = c.attrs().get_int("start", 0), end = c.attrs().get_int("end", rank);
+  start = std::clamp(start < 0 ? start + rank : start, int64_t{0}, rank);
+  end = std::clamp(end < 0 ? end + rank : end, int64_t{0}, rank);
+  return make_constant(shape_tensor(Shape(dims.begin() + start, dims.begin() + std::max(start, end))));
+}
+
+ConvertResult convert_size(ConvertContext& c) {
+  return make_constant(NDArray::scalar(DType::kInt64, static_cast<double>(num_elements(static_input(c, "Size").shape))));
+}
+
+NDArray scalar_list(DType dtype, const std::vector<double>& values, bool scalar) {
+  Shape shape = scalar ? Shape{} : Shape{static_cast<int64_t>(values.size())};
+  return NDArray::from_doubles(shape, dtype, values);
+}
+
+ConvertResult convert_constant(ConvertContext& c) {
+  const OnnxAttrs& a = c.attrs();
+  check(a.all().size() == 1, "Constant needs exactly one value attribute, found ", a.all().size());
+  if (a.has("value")) return make_constant(a.get_tensor("value"));
+  if (a.has("value_float")) return make_constant(scalar_list(DType::kFloat32, {a.get_float("value_float")}, true));
+  if (a.has("value_floats")) return make_constant(scalar_list(DType::kFloat32, a.get_floats("value_floats"), false));
+  if (a.has("value_int")) return make_constant(NDArray::from_vector<int64_t>({}, {a.get_int("value_int")}));
+  if (a.has("value_ints")) {
+    std::vector<int64_t> v = a.get_ints("value_ints");
+    return make_constant(NDArray::from_vector<int64_t>({static_cast<int64_t>(v.size())}, v));
+  }
+  throw Error(cat("Constant with attribute '", a.all().begin()->first, "' is not supported"));
+}
+
+ConvertResult convert_constant_of_shape(ConvertContext& c) {
+  std::vector<int64_t> shape = c.require_ints_input(0, "shape");
+  NDArray value = c.attrs().has("value") ? c.attrs().get_tensor("value") : NDArray::scalar(DType::kFloat32, 0);
+  check(value.numel() == 1, "ConstantOfShape's value must hold one element, found shape ", shape_str(value.shape()));
+  return call_op("full", {make_constant(value.reshaped({}))}, {{"shape", shape}});
+}
+
+// Range with inputs known now is a constant (kiln has no arange op yet).
+ConvertResult convert_range(ConvertContext& c) {
+  NDArray start = c.require_constant_input(0, "start"), limit = c.require_constant_input(1, "limit"),
+          delta = c.require_constant_input(2, "delta");
+  check(start.numel() == 1 && limit.numel() == 1 && delta.numel() == 1, "Range's inputs must be scalars");
+  check(delta.at(0) != 0, "Range's delta must not be 0");
+  double count = std::ceil((limit.at(0) - start.at(0)) / delta.at(0));
+  int64_t n = count > 0 ? static_cast<int64_t>(count) : 0;
+  check(n <= (int64_t{1} << 31), "Range of ", n, " elements is too large");
+  NDArray out = NDArray::empty({n}, start.dtype());
+  for (int64_t i = 0; i < n; ++i) {
+    if (is_int(start.dtype()))
+      store_from_int(out.raw(), out.dtype(), static_cast<size_t>(i), start.int_at(0) + i * delta.int_at(0));
+    else
+      out.set(i, start.at(0) + static_cast<double>(i) * delta.at(0));
+  }
+  return make_constant(out);
+}
+
+// ---- Reductions ----
+
+struct ReduceSpec {
+  std::optional<std::vector<int64_t>> axes;  // nullopt: every axis
+  bool keepdims = true;
+  bool identity = false;  // noop_with_empty_axes and no axes
+};
+
+ReduceSpec reduce_spec(ConvertContext& c, bool axes_from_input) {
+  ReduceSpec spec;
+  spec.axes = axes_of(c, axes_from_input);
+  if (spec.axes && spec.axes->empty()) spec.axes.reset();
+  spec.keepdims = c.attrs().get_int("keepdims", 1) != 0;
+  spec.identity = !spec.axes && c.attrs().get_int("noop_with_empty_axes", 0) != 0;
+  return spec;
+}
+
+Expr reduce(const std::string& op, const Expr& x, const ReduceSpec& spec, bool keepdims) {
+  Attrs attrs{{"keepdims", keepdims}};
+  if (spec.axes) attrs.set("axis", *spec.axes);
+  return call_op(op, {x}, attrs);
+}
+
+// A reduction with optional steps before (on each element) and after (on the result).
+ConvertFn reduction(std::string op, bool axes_from_input, std::function<Expr(const Expr&)> before = nullptr,
+                    std::function<Expr(const Expr&)> after = nullptr) {
+  return [=](ConvertContext& c) -> ConvertResult {
+    ReduceSpec spec = reduce_spec(c, axes_from_input);
+    if (spec.identity) return c.input(0);
+    Expr x = before ? before(c.input(0)) : c.input(0);
+    Expr out = reduce(op, x, spec, spec.keepdims);
+    return after ? after(out) : out;
+  };
+}
+
+// Reduction families whose axes moved from an attribute to an input at `input_since`.
+void add_reduction(ConverterRegistry& r, const std::string& onnx_op, const std::string& op, int input_since,
+                   std::function<Expr(const Expr&)> before = nullptr, std::function<Expr(const Expr&)> after = nullptr) {
+  r.add(onnx_op, 1, reduction(op, false, before, after));
+  r.add(onnx_op, input_since, reduction(op, true, before, after));
+}
+
+Expr square(const Expr& x) { return call_op("multiply", {x, x}); }
+
+// log(sum(exp(x))) computed as max + log(sum(exp(x - max))) so large inputs do not overflow.
+ConvertFn log_sum_exp(bool axes_from_input) {
+  return [axes_from_input](ConvertContext& c) -> ConvertResult {
+    ReduceSpec spec = reduce_spec(c, axes_from_input);
+    if (spec.identity) return c.input(0);
+    Expr x = c.input(0);
+    Expr peak = reduce("max", x, spec, true);
+    Expr sum = reduce("sum", call_op("exp", {call_op("subtract", {x, peak})}), spec, spec.keepdims);
+    Expr peak_out = spec.keepdims ? peak : reduce("max", x, spec, false);
+    return call_op("add", {call_op("log", {sum}), peak_out});
+  };
+}
+
+ConvertFn arg_reduce(std::string op) {
+  return [op = std::move(op)](ConvertContext& c) -> ConvertResult {
+    int64_t axis = normalize_onnx_axis(c.attrs().get_int("axis", 0), c.input_rank(0));
+    return call_op(op, {c.input(0)},
+                   {{"axis", std::vector<int64_t>{axis}},
+                    {"keepdims", c.attrs().get_int("keepdims", 1) != 0},
+                    {"select_last_index", c.attrs().get_int("select_last_index", 0) != 0}});
+  };
+}
+
+}  // namespace
+
+void register_tensor_converters(ConverterRegistry& r) {
+  r.add("Reshape", 1, convert_reshape_v1).add("Reshape", 5, convert_reshape_v5);
+  r.add("Transpose", 1, convert_transpose);
+  r.add("Concat", 1, convert_concat);
+  r.add("Split", 1, convert_split_v1).add("Split", 2, convert_split_v2).add("Split", 13, convert_split_v13);
+  r.add("Squeeze", 1, squeeze(false)).add("Squeeze", 13, squeeze(true));
+  r.add("Unsqueeze", 1, unsqueeze(false)).add("Unsqueeze", 13, unsqueeze(true));
+  r.add("Slice", 1, convert_slice_v1).add("Slice", 10, convert_slice_v10);
+  r.add("Gather", 1, convert_gather);
+  r.add("Expand", 8, convert_expand);
+  r.add("Pad", 1, convert_pad_v1).add("Pad", 11, convert_pad_v11);
+
+  r.add("Shape", 1, convert_shape);
+  r.add("Size", 1, convert_size);
+  r.add("Constant", 1, convert_constant);
+  r.add("ConstantOfShape", 9, convert_constant_of_shape);
+  r.add("Range", 11, convert_range);
+
+  add_reduction(r, "ReduceSum", "sum", 13);
+  add_reduction(r, "ReduceMean", "mean", 18);
+  add_reduction(r, "ReduceMax", "max", 18);
+  add_reduction(r, "ReduceMin", "min", 18);
+  add_reduction(r, "ReduceProd", "prod", 18);
+  add_reduction(r, "ReduceSumSquare", "sum", 18, square);
+  add_reduction(r, "ReduceL1", "sum", 18, [](const Expr& x) { return call_op("abs", {x}); });
+  add_reduction(r, "ReduceL2", "sum", 18, square, [](const Expr& x) { return call_op("sqrt", {x}); });
+  add_reduction(r, "ReduceLogSum", "sum", 18, nullptr, [](const Expr& x) { return call_op("log", {x}); });
+  r.add("ReduceLogSumExp", 1, log_sum_exp(false)).add("ReduceLogSumExp", 18, log_sum_exp(true));
+  r.add("ArgMax", 1, arg_reduce("argmax"));
+  r.add("ArgMin", 1, arg_reduce("argmin"));
+}
+
+}  // namespace kiln::frontend

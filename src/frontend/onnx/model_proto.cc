@@ -1,0 +1,63 @@
+#include "frontend/onnx/model_proto.h"
+
+#include <onnx/checker.h>
+
+#include <climits>
+#include <fstream>
+#include <sstream>
+
+#include "kiln/support/error.h"
+
+namespace kiln::frontend {
+
+std::string read_model_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot open the model file");
+  std::ostringstream os;
+  os << in.rdbuf();
+  if (in.bad()) throw Error("cannot read the model file");
+  return os.str();
+}
+
+onnx::ModelProto parse_model_proto(std::string_view bytes) {
+  check(!bytes.empty(), "not an ONNX model: the file is empty");
+  check(bytes.size() < static_cast<size_t>(INT_MAX), "the model is larger than 2 GiB; protobuf cannot read it, so its ",
+        "weights must be stored as external data");
+  onnx::ModelProto model;
+  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    throw Error(cat("not a valid ONNX model: the ", bytes.size(),
+                    " bytes do not parse as an onnx.ModelProto (the file is truncated, corrupt or not ONNX)"));
+  // Protobuf accepts many byte strings that are not models (unknown fields are kept), so
+  // also ask for what every model has.
+  if (!model.has_graph() || model.ir_version() <= 0)
+    throw Error(cat("not an ONNX model: the file parses as protobuf but has no ",
+                    model.has_graph() ? "ir_version" : "graph"));
+  return model;
+}
+
+void run_onnx_checker(const onnx::ModelProto& model) {
+  try {
+    onnx::checker::check_model(model);
+  } catch (const std::exception& e) {
+    // The checker's text spans lines ("...\n\n==> Context: Bad node spec ..."); keep it on one.
+    std::string text = e.what();
+    std::string one_line;
+    for (char c : text) {
+      if (c == '\n') {
+        if (!one_line.empty() && one_line.back() != ' ') one_line += ' ';
+      } else {
+        one_line += c;
+      }
+    }
+    throw Error(cat("the ONNX checker rejects the model: ", one_line, " (import with --no-check to skip the checker)"));
+  }
+}
+
+std::string node_label(const onnx::NodeProto& node, int index) {
+  if (!node.name().empty()) return node.name();
+  std::string out = cat("#", index, " (", node.op_type());
+  if (node.output_size() > 0) out += cat(" -> ", node.output(0));
+  return out + ")";
+}
+
+}  // namespace kiln::frontend

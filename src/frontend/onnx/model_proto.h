@@ -1,0 +1,24 @@
+// Reading a ModelProto: bytes from a file, parsing with ONNX's own protobuf schema,
+// sanity checks that a parse of random bytes would fail, and ONNX's checker.
+#pragma once
+
+#include <onnx/onnx-ml.pb.h>
+
+#include <string>
+#include <string_view>
+
+namespace kiln::frontend {
+
+std::string read_model_bytes(const std::string& path);
+
+// Throws kiln::Error (without the file name; callers add it) when the bytes are not an
+// ONNX model: unparseable (truncated or corrupt), or parsed but without a graph.
+onnx::ModelProto parse_model_proto(std::string_view bytes);
+
+// Runs onnx::checker::check_model; its complaint becomes one line of a kiln::Error.
+void run_onnx_checker(const onnx::ModelProto& model);
+
+// Label of a node for messages: its name, or "#<index> (<op_type> -> <first output>)".
+std::string node_label(const onnx::NodeProto& node, int index);
+
+}  // namespace kiln::frontend

@@ -1,0 +1,204 @@
+#include <cmath>
+#include <limits>
+
+#include "op/numpy_ref.h"
+#include "op_test_util.h"
+
+namespace kiln::testing {
+namespace {
+
+using Ints = std::vector<int64_t>;
+
+Shape shape_of(const Type& t) { return expect_tensor(t, "result").shape; }
+
+std::vector<double> iota(int n, double start = 0) {
+  std::vector<double> v;
+  for (int i = 0; i < n; ++i) v.push_back(start + i);
+  return v;
+}
+
+// ---- type relations ----
+
+TEST(NnPoolType, Shapes) {
+  EXPECT_EQ(type_str(infer_op("nn.max_pool2d", {f32({1, 64, 112, 112})},
+                              {{"pool_size", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"padding", Ints{1, 1}}})),
+            "Tensor[(1, 64, 56, 56), float32]");
+  EXPECT_EQ(shape_of(infer_op("nn.avg_pool2d", {f32({-1, 3, 7, -1})}, {{"pool_size", Ints{2}}})),
+            (Shape{-1, 3, 6, -1}));
+  EXPECT_EQ(shape_of(infer_op("nn.max_pool2d", {f32({2, 9, 10, 3})}, {{"pool_size", Ints{3}}, {"layout", "NHWC"}})),
+            (Shape{2, 7, 8, 3}));
+  EXPECT_EQ(shape_of(infer_op("nn.global_avg_pool2d", {f32({-1, 512, 7, 7})})), (Shape{-1, 512, 1, 1}));
+  EXPECT_EQ(shape_of(infer_op("nn.global_max_pool2d", {f32({2, 7, 7, 5})}, {{"layout", "NHWC"}})),
+            (Shape{2, 1, 1, 5}));
+  EXPECT_EQ(type_str(infer_op("nn.max_pool2d", {tensor_type({1, 1, 4, 4}, DType::kInt8)}, {{"pool_size", Ints{2}}})),
+            "Tensor[(1, 1, 3, 3), int8]");
+}
+
+TEST(NnPoolType, CeilModeDropsWindowsStartingInTrailingPadding) {
+  Attrs attrs = {{"pool_size", Ints{2}}, {"strides", Ints{2}}, {"padding", Ints{1}}};
+  EXPECT_EQ(shape_of(infer_op("nn.max_pool2d", {f32({1, 1, 5, 5})}, attrs)), (Shape{1, 1, 3, 3}));
+  attrs.set("ceil_mode", true);
+  // ceil((5 + 2 - 2) / 2) + 1 = 4, but the 4th window would start at 6 >= 5 + 1 (in the padding).
+  EXPECT_EQ(shape_of(infer_op("nn.max_pool2d", {f32({1, 1, 5, 5})}, attrs)), (Shape{1, 1, 3, 3}));
+  attrs.set("padding", Ints{0});
+  EXPECT_EQ(shape_of(infer_op("nn.max_pool2d", {f32({1, 1, 5, 6})}, attrs)), (Shape{1, 1, 3, 3}));
+}
+
+TEST(NnPoolType, Errors) {
+  std::string e = infer_op_error("nn.max_pool2d", {f32({1, 3, 8})}, {{"pool_size", Ints{2}}});
+  EXPECT_NE(e.find("argument 'data'"), std::string::npos) << e;
+  EXPECT_NE(e.find("(1, 3, 8)"), std::string::npos) << e;
+  e = infer_op_error("nn.avg_pool2d", {f32({1, 3, 8, 2})}, {{"pool_size", Ints{3}}});
+  EXPECT_NE(e.find("width of argument 'data' (1, 3, 8, 2)"), std::string::npos) << e;
+  e = infer_op_error("nn.max_pool2d", {f32({1, 3, 8, 8})}, {{"pool_size", Ints{2, 2, 2}}});
+  EXPECT_NE(e.find("'pool_size'"), std::string::npos) << e;
+  e = infer_op_error("nn.max_pool2d", {f32({1, 3, 8, 8})}, {{"layout", "NCWH"}});
+  EXPECT_NE(e.find("'layout'"), std::string::npos) << e;
+  e = infer_op_error("nn.max_pool2d", {f32({1, 3, 8, 8})}, {{"dilation", Ints{0}}});
+  EXPECT_NE(e.find("'dilation'"), std::string::npos) << e;
+  e = infer_op_error("nn.global_avg_pool2d", {tensor_type({1, 3, 8, 8}, DType::kBool)});
+  EXPECT_NE(e.find("bool"), std::string::npos) << e;
+}
+
+// ---- kernels, hand-worked ----
+
+TEST(NnPoolKernel, TwoByTwoStrideTwo) {
+  NDArray x = tensor({1, 1, 4, 4}, iota(16, 1));
+  Attrs attrs = {{"pool_size", Ints{2}}, {"strides", Ints{2}}};
+  expect_close(run_op("nn.max_pool2d", {x}, attrs)[0], {6, 8, 14, 16});
+  expect_close(run_op("nn.avg_pool2d", {x}, attrs)[0], {3.5, 5.5, 11.5, 13.5});
+}
+
+TEST(NnPoolKernel, PaddingNeverWinsMaxAndCountIncludePad) {
+  NDArray negative = tensor({1, 1, 3, 3}, {-1, -2, -3, -4, -5, -6, -7, -8, -9});
+  Attrs attrs = {{"pool_size", Ints{3}}, {"padding", Ints{1}}};
+  expect_close(run_op("nn.max_pool2d", {negative}, attrs)[0], {-1, -1, -2, -1, -1, -2, -4, -4, -5});
+  NDArray x = tensor({1, 1, 3, 3}, iota(9, 1));
+  // Corner: mean of 1, 2, 4, 5 over 4 inputs, or over all 9 window positions.
+  std::vector<double> without_pad = run_op("nn.avg_pool2d", {x}, attrs)[0].to_doubles();
+  EXPECT_NEAR(without_pad[0], 3.0, 1e-6);
+  EXPECT_NEAR(without_pad[1], 21.0 / 6, 1e-6);
+  EXPECT_NEAR(without_pad[4], 5.0, 1e-6);
+  attrs.set("count_include_pad", true);
+  std::vector<double> with_pad = run_op("nn.avg_pool2d", {x}, attrs)[0].to_doubles();
+  EXPECT_NEAR(with_pad[0], 12.0 / 9, 1e-6);
+  EXPECT_NEAR(with_pad[1], 21.0 / 9, 1e-6);
+  EXPECT_NEAR(with_pad[4], 5.0, 1e-6);
+}
+
+TEST(NnPoolKernel, CeilModePartialWindows) {
+  NDArray x = tensor({1, 1, 5, 5}, iota(25));
+  Attrs attrs = {{"pool_size", Ints{2}}, {"strides", Ints{2}}, {"ceil_mode", true}};
+  expect_close(run_op("nn.max_pool2d", {x}, attrs)[0], {6, 8, 9, 16, 18, 19, 21, 23, 24});
+  // The last window holds one column (or row); as in PyTorch its divisor is the taps inside.
+  attrs.set("count_include_pad", true);
+  expect_close(run_op("nn.avg_pool2d", {x}, attrs)[0], {3, 5, 6.5, 13, 15, 16.5, 20.5, 22.5, 24});
+}
+
+TEST(NnPoolKernel, Dilation) {
+  NDArray x = tensor({1, 1, 1, 5}, {1, 5, 2, 4, 3});
+  Attrs attrs = {{"pool_size", Ints{1, 2}}, {"dilation", Ints{1, 2}}};
+  expect_close(run_op("nn.max_pool2d", {x}, attrs)[0], {2, 5, 3});
+  expect_close(run_op("nn.avg_pool2d", {x}, attrs)[0], {1.5, 4.5, 2.5});
+}
+
+TEST(NnPoolKernel, IntegerAndHalfMaxPool) {
+  auto out = run_op("nn.max_pool2d", {tensor({1, 1, 2, 2}, {-128, 5, 127, -3}, DType::kInt8)}, {{"pool_size", Ints{2}}});
+  EXPECT_EQ(out[0].dtype(), DType::kInt8);
+  EXPECT_EQ(out[0].int_at(0), 127);
+  // Padding of an int8 max pool is the lowest int8, never 0.
+  out = run_op("nn.max_pool2d", {tensor({1, 1, 1, 1}, {-100}, DType::kInt8)},
+               {{"pool_size", Ints{2}}, {"padding", Ints{0, 0, 1, 1}}});
+  EXPECT_EQ(out[0].int_at(0), -100);
+  out = run_op("nn.max_pool2d", {tensor({1, 1, 2, 2}, {0.5, -2, 1.5, 1}, DType::kFloat16)}, {{"pool_size", Ints{2}}});
+  EXPECT_EQ(out[0].dtype(), DType::kFloat16);
+  expect_close(out[0], {1.5}, 0, 0);
+}
+
+TEST(NnPoolKernel, NanPropagatesThroughMax) {
+  double nan = std::numeric_limits<double>::quiet_NaN();
+  auto out = run_op("nn.max_pool2d", {tensor({1, 1, 1, 3}, {1, nan, 2})}, {{"pool_size", Ints{1, 3}}});
+  EXPECT_TRUE(std::isnan(out[0].at(0)));
+}
+
+TEST(NnPoolKernel, GlobalPoolsBothLayouts) {
+  NDArray x = tensor({1, 2, 2, 2}, {1, 2, 3, 4, -5, -6, -7, -8});
+  expect_close(run_op("nn.global_avg_pool2d", {x})[0], {2.5, -6.5});
+  expect_close(run_op("nn.global_max_pool2d", {x})[0], {4, -5});
+  // The same numbers read as NHWC: pixels (1, 2), (3, 4), (-5, -6), (-7, -8).
+  expect_close(run_op("nn.global_avg_pool2d", {x}, {{"layout", "NHWC"}})[0], {-2, -2});
+  expect_close(run_op("nn.global_max_pool2d", {x}, {{"layout", "NHWC"}})[0], {3, 4});
+  auto out = run_op("nn.global_avg_pool2d", {tensor({1, 1, 2, 2}, {1, 2, 3, 5}, DType::kFloat64)});
+  expect_close(out[0], {2.75}, 0, 0);
+}
+
+TEST(NnPoolKernel, NhwcWindowPooling) {
+  // 1 x 2 x 2 x 2 NHWC: channel 0 holds 1, 3, 5, 7 and channel 1 holds 2, 4, 6, 8.
+  NDArray x = tensor({1, 2, 2, 2}, iota(8, 1));
+  auto out = run_op("nn.max_pool2d", {x}, {{"pool_size", Ints{2, 1}}, {"layout", "NHWC"}});
+  EXPECT_EQ(out[0].shape(), (Shape{1, 1, 2, 2}));
+  expect_close(out[0], {5, 6, 7, 8});
+}
+
+// ---- comparison with numpy ----
+
+// numpy pooling over taps stacked on a new axis; NaN marks positions outside the input.
+std::string numpy_pool(const NDArray& x, const std::string& kind, Ints k, Ints s, Ints d, Ints pad, bool ceil,
+                       bool include_pad) {
+  std::ostringstream os;
+  os << "x = " << np_array(x) << "\nkind = '" << kind << "'\n"
+     << "kh, kw, sh, sw, dh, dw = " << k[0] << ", " << k[1] << ", " << s[0] << ", " << s[1] << ", " << d[0] << ", "
+     << d[1] << "\npt, pl, pb, pr = " << pad[0] << ", " << pad[1] << ", " << pad[2] << ", " << pad[3]
+     << "\nceil, include_pad = " << (ceil ? "True" : "False") << ", " << (include_pad ? "True" : "False") << R"(
+def out_len(n, k, s, d, pb, pa):
+    span = n + pb + pa - d * (k - 1) - 1
+    o = (-(-span // s) if ceil else span // s) + 1
+    if ceil and (o - 1) * s >= n + pb:
+        o -= 1
+    return o
+N, C, H, W = x.shape
+OH, OW = out_len(H, kh, sh, dh, pt, pb), out_len(W, kw, sw, dw, pl, pr)
+eh = max(0, (OH - 1) * sh + dh * (kh - 1) + 1 - (H + pt + pb))
+ew = max(0, (OW - 1) * sw + dw * (kw - 1) + 1 - (W + pl + pr))
+xp = np.pad(x, ((0, 0), (0, 0), (pt, pb + eh), (pl, pr + ew)), constant_values=np.nan)
+padded = np.pad(np.ones((H + pt + pb, W + pl + pr)), ((0, eh), (0, ew)))
+def taps(a):
+    return np.stack([a[..., i * dh:i * dh + (OH - 1) * sh + 1:sh, j * dw:j * dw + (OW - 1) * sw + 1:sw]
+                     for i in range(kh) for j in range(kw)])
+if kind == 'max':
+    out = np.nanmax(taps(xp), axis=0)
+else:
+    t = taps(xp)
+    count = taps(padded).sum(axis=0) if include_pad else (~np.isnan(t)).sum(axis=0)
+    out = np.nansum(t, axis=0) / count
+)" << print_values("out");
+  return os.str();
+}
+
+TEST(NnPoolKernel, MatchesNumpy) {
+  NDArray x = sample_tensor({2, 3, 11, 10}, 21, -3, 3);
+  Ints k = {3, 2}, s = {2, 1}, d = {1, 2}, pad = {1, 0, 1, 1};
+  for (bool ceil : {false, true}) {
+    Attrs attrs = {{"pool_size", k}, {"strides", s}, {"dilation", d}, {"padding", pad}, {"ceil_mode", ceil}};
+    expect_close(run_op("nn.max_pool2d", {x}, attrs)[0], run_python(numpy_pool(x, "max", k, s, d, pad, ceil, false)));
+    for (bool include : {false, true}) {
+      attrs.set("count_include_pad", include);
+      expect_close(run_op("nn.avg_pool2d", {x}, attrs)[0],
+                   run_python(numpy_pool(x, "avg", k, s, d, pad, ceil, include)));
+    }
+  }
+}
+
+TEST(NnPoolKernel, CeilModeMatchesNumpyWithStrideThree) {
+  NDArray x = sample_tensor({1, 2, 8, 7}, 22);
+  // Height 8: windows start at 0, 3, 6 (the last one runs past the input); width 7 with one
+  // column of left padding: windows start at -1, 2, 5.
+  Ints k = {3, 3}, s = {3, 3}, d = {1, 1}, pad = {0, 1, 0, 0};
+  Attrs attrs = {{"pool_size", k}, {"strides", s}, {"padding", pad}, {"ceil_mode", true}, {"count_include_pad", true}};
+  auto out = run_op("nn.avg_pool2d", {x}, attrs);
+  EXPECT_EQ(out[0].shape(), (Shape{1, 2, 3, 3}));
+  expect_close(out[0], run_python(numpy_pool(x, "avg", k, s, d, pad, true, true)));
+}
+
+}  // namespace
+}  // namespace kiln::testing

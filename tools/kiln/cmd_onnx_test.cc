@@ -1,0 +1,235 @@
+// kiln onnx-test CASE_DIR...: runs ONNX backend test cases (model.onnx plus
+// test_data_set_*/input_*.pb and output_*.pb) through the frontend and the interpreter and
+// compares with ONNX's tolerances. A directory holding case directories runs them all.
+// Prints one line per failing case and ends with "N passed, N failed, N skipped".
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "cli.h"
+#include "kiln/frontend/onnx.h"
+#include "kiln/interp/interpreter.h"
+#include "kiln/support/error.h"
+#include "kiln/support/strings.h"
+
+namespace kiln::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+enum class Outcome { kPassed, kFailed, kSkipped };
+
+struct CaseResult {
+  Outcome outcome;
+  std::string reason;
+};
+
+struct Tolerance {
+  double rtol = 1e-3;
+  double atol = 1e-7;
+};
+
+bool is_case_dir(const fs::path& dir) {
+  return fs::exists(dir / "model.onnx") || fs::exists(dir / "data.json");
+}
+
+// The case directories named on the command line, or found one level below them.
+std::vector<fs::path> collect_cases(const std::vector<std::string>& paths) {
+  std::vector<fs::path> cases;
+  for (const std::string& p : paths) {
+    fs::path dir(p);
+    check(fs::is_directory(dir), "onnx-test: '", p, "' is not a directory");
+    if (is_case_dir(dir)) {
+      cases.push_back(dir);
+      continue;
+    }
+    std::vector<fs::path> found;
+    for (const auto& entry : fs::directory_iterator(dir))
+      if (entry.is_directory() && is_case_dir(entry.path())) found.push_back(entry.path());
+    check(!found.empty(), "onnx-test: '", p, "' holds no model.onnx and no test case directories");
+    std::sort(found.begin(), found.end());
+    cases.insert(cases.end(), found.begin(), found.end());
+  }
+  return cases;
+}
+
+// file_<i>.pb in index order (input_10 after input_9).
+std::vector<fs::path> numbered_files(const fs::path& dir, const std::string& prefix) {
+  std::vector<std::pair<int, fs::path>> files;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    std::string name = entry.path().filename().string();
+    if (!starts_with(name, prefix) || !ends_with(name, ".pb")) continue;
+    std::string index = name.substr(prefix.size(), name.size() - prefix.size() - 3);
+    if (index.empty() || !std::all_of(index.begin(), index.end(), ::isdigit)) continue;
+    files.emplace_back(std::stoi(index), entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<fs::path> out;
+  for (auto& f : files) out.push_back(f.second);
+  return out;
+}
+
+std::vector<fs::path> data_sets(const fs::path& dir) {
+  std::vector<fs::path> sets;
+  for (const auto& entry : fs::directory_iterator(dir))
+    if (entry.is_directory() && starts_with(entry.path().filename().string(), "test_data_set_")) sets.push_back(entry.path());
+  std::sort(sets.begin(), sets.end());
+  return sets;
+}
+
+Tolerance read_tolerance(const fs::path& dir) {
+  Tolerance tol;
+  std::ifstream in(dir / "data.json");
+  if (!in) return tol;
+  nlohmann::json data = nlohmann::json::parse(in, nullptr, false);
+  if (data.is_discarded()) return tol;
+  if (data.contains("rtol") && data["rtol"].is_number()) tol.rtol = data["rtol"].get<double>();
+  if (data.contains("atol") && data["atol"].is_number()) tol.atol = data["atol"].get<double>();
+  return tol;
+}
+
+// Why the case is out of scope, or "".
+std::string skip_reason(const fs::path& dir, const OnnxGraphSummary& summary) {
+  std::string name = dir.filename().string();
+  if (name.find("training") != std::string::npos) return "training case";
+  for (const char* op : {"Adagrad", "Adam", "Momentum", "Gradient"})
+    if (std::find(summary.op_types.begin(), summary.op_types.end(), op) != summary.op_types.end())
+      return cat("training op ", op);
+  for (const auto* values : {&summary.inputs, &summary.outputs}) {
+    for (const OnnxValueInfo& v : *values) {
+      if (v.kind != "tensor") return cat(v.kind, " value '", v.name, "'");
+      if (v.elem_type == "string") return cat("string tensor '", v.name, "'");
+    }
+  }
+  return "";
+}
+
+std::string element_str(const NDArray& a, int64_t i) { return is_float(a.dtype()) ? format_double(a.at(i)) : cat(a.int_at(i)); }
+
+// "" when `actual` matches `expected` (numpy's assert_allclose for floats, NaN equal to NaN;
+// exact for integers and bools), else what differs.
+std::string compare(const NDArray& expected, const NDArray& actual, const Tolerance& tol) {
+  if (expected.shape() != actual.shape())
+    return cat("shape ", shape_str(actual.shape()), ", expected ", shape_str(expected.shape()));
+  if (expected.dtype() != actual.dtype())
+    return cat("dtype ", dtype_name(actual.dtype()), ", expected ", dtype_name(expected.dtype()));
+  int64_t mismatches = 0, worst = -1;
+  double worst_excess = 0;
+  for (int64_t i = 0; i < expected.numel(); ++i) {
+    bool equal;
+    double excess = 1;
+    if (is_float(expected.dtype())) {
+      double e = expected.at(i), a = actual.at(i);
+      if (std::isnan(e) || std::isnan(a) || std::isinf(e) || std::isinf(a)) {
+        equal = (std::isnan(e) && std::isnan(a)) || e == a;
+      } else {
+        double allowed = tol.atol + tol.rtol * std::abs(e);
+        excess = std::abs(a - e) - allowed;
+        equal = excess <= 0;
+      }
+    } else {
+      equal = expected.int_at(i) == actual.int_at(i);
+    }
+    if (equal) continue;
+    ++mismatches;
+    if (worst < 0 || excess > worst_excess) worst = i, worst_excess = excess;
+  }
+  if (mismatches == 0) return "";
+  return cat(mismatches, " of ", expected.numel(), " elements differ; worst at flat index ", worst, ": ",
+             element_str(actual, worst), ", expected ", element_str(expected, worst));
+}
+
+std::string without_file_prefix(const std::string& text, const fs::path& model) {
+  std::string prefix = model.string() + ": ";
+  return starts_with(text, prefix) ? text.substr(prefix.size()) : text;
+}
+
+// Imports with the data set's input shapes and compares every output.
+std::string run_data_set(const fs::path& model_path, const fs::path& set, const OnnxGraphSummary& summary,
+                         const Tolerance& tol) {
+  std::vector<fs::path> input_files = numbered_files(set, "input_");
+  std::vector<fs::path> output_files = numbered_files(set, "output_");
+  OnnxImportOptions options;
+  options.freeze_params = true;
+  std::vector<Value> inputs;
+  for (size_t i = 0; i < input_files.size(); ++i) {
+    NDArray value = read_onnx_tensor_file(input_files[i].string());
+    if (i < summary.inputs.size()) options.shapes[summary.inputs[i].name] = value.shape();
+    inputs.emplace_back(value);
+  }
+  OnnxModel model = from_onnx_file(model_path.string(), options);
+  if (inputs.size() != model.input_names.size())
+    return cat("the data set has ", inputs.size(), " inputs, the model ", model.input_names.size());
+  std::vector<NDArray> actual = interpret(model.module, "main", inputs).flatten();
+  if (actual.size() != output_files.size())
+    return cat("the model gives ", actual.size(), " outputs, the data set has ", output_files.size());
+  for (size_t i = 0; i < actual.size(); ++i) {
+    std::string diff = compare(read_onnx_tensor_file(output_files[i].string()), actual[i], tol);
+    if (!diff.empty())
+      return cat("output '", i < model.output_names.size() ? model.output_names[i] : cat(i), "' (",
+                 set.filename().string(), "): ", diff);
+  }
+  return "";
+}
+
+CaseResult run_case(const fs::path& dir) {
+  fs::path model_path = dir / "model.onnx";
+  if (!fs::exists(model_path)) return {Outcome::kSkipped, "no model.onnx (the model is downloaded separately)"};
+  try {
+    OnnxGraphSummary summary = summarize_onnx_file(model_path.string());
+    std::string skip = skip_reason(dir, summary);
+    if (!skip.empty()) return {Outcome::kSkipped, skip};
+    std::vector<fs::path> sets = data_sets(dir);
+    if (sets.empty()) return {Outcome::kSkipped, "no test_data_set_* directory"};
+    Tolerance tol = read_tolerance(dir);
+    for (const fs::path& set : sets) {
+      std::string failure = run_data_set(model_path, set, summary, tol);
+      if (!failure.empty()) return {Outcome::kFailed, failure};
+    }
+    return {Outcome::kPassed, ""};
+  } catch (const Error& e) {
+    return {Outcome::kFailed, without_file_prefix(e.what(), model_path)};
+  } catch (const std::bad_alloc&) {
+    return {Outcome::kFailed, "out of memory"};
+  } catch (const std::exception& e) {
+    return {Outcome::kFailed, e.what()};
+  }
+}
+
+}  // namespace
+
+int cmd_onnx_test(const Args& args) {
+  check(!args.positionals().empty(), "onnx-test takes one or more test case directories");
+  std::string engine = args.get("--engine", "interp");
+  if (engine != "interp") throw std::move(Error("unsupported engine").expected("interp", engine));
+  bool verbose = args.has("--verbose");
+  int passed = 0, failed = 0, skipped = 0;
+  for (const fs::path& dir : collect_cases(args.positionals())) {
+    CaseResult r = run_case(dir);
+    std::string name = dir.filename().string();
+    switch (r.outcome) {
+      case Outcome::kPassed:
+        ++passed;
+        if (verbose) std::cout << "PASS " << name << "\n";
+        break;
+      case Outcome::kFailed:
+        ++failed;
+        std::cout << "FAIL " << name << ": " << r.reason << "\n";
+        break;
+      case Outcome::kSkipped:
+        ++skipped;
+        if (verbose) std::cout << "SKIP " << name << ": " << r.reason << "\n";
+        break;
+    }
+    std::cout.flush();
+  }
+  std::cout << passed << " passed, " << failed << " failed, " << skipped << " skipped\n";
+  return 0;
+}
+
+}  // namespace kiln::cli
