@@ -103,7 +103,9 @@ Expr with_children(const Expr& e, const std::vector<Expr>& nc) {
   }
 }
 
-Var as_var(const Expr& e) { return e && e->kind == ExprKind::kVar ? std::static_pointer_cast<const VarNode>(e) : nullptr; }
+Var as_var(const Expr& e) {
+  return e && e->kind == ExprKind::kVar ? std::static_pointer_cast<const VarNode>(e) : nullptr;
+}
 Function as_function(const Expr& e) {
   return e && e->kind == ExprKind::kFunction ? std::static_pointer_cast<const FunctionNode>(e) : nullptr;
 }

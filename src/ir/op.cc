@@ -112,7 +112,7 @@ void OpDef::check_arity(size_t num_args) const {
   for (const auto& a : args) required += a.optional ? 0 : 1;
   bool ok = variadic ? num_args >= required : (num_args >= required && num_args <= args.size());
   if (!ok) {
-    std::string want = variadic ? cat("at least ", required)
+    std::string want = variadic                  ? cat("at least ", required)
                        : required == args.size() ? cat(required)
                                                  : cat(required, " to ", args.size());
     throw std::move(Error("wrong number of arguments").op(name).expected(want, cat(num_args)));

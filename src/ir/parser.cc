@@ -194,6 +194,17 @@ class Parser {
         if (bindings_.count(number.index)) fail_at(number, cat("%", number.index, " is bound twice"));
         bindings_[number.index] = value;
         scopes_.back().numbers.push_back(number.index);
+      } else if (at_ident("free_var")) {
+        // TVM declares the free variables of a printed expression this way.
+        next();
+        const Token& name = expect(Tok::kLocal, "a variable '%name' after 'free_var'");
+        Type type;
+        if (at(Tok::kColon)) {
+          next();
+          type = parse_type();
+        }
+        expect(Tok::kSemi, "';' after free_var");
+        declare(make_var(name.text, type));
       } else if (at_ident("let")) {
         next();
         const Token& name = expect(Tok::kLocal, "a variable '%name' after 'let'");

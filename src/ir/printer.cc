@@ -2,7 +2,7 @@
 //
 // Each printed unit (a def, or one expression) is printed in three passes, all with
 // explicit stacks so that long chains need no C++ recursion:
-//  1. analysis: post-order of the DAG, use counts, and the scope of every node. Function
+//  1. analysis: the order of the DAG's nodes, use counts, and the scope of every node. Function
 //     bodies, if branches and lets that are not in tail position open scopes; a node is
 //     bound (`%N = ...;`) in the innermost scope enclosing all its uses, like Relay.
 //  2. numbering: %N in the order Relay assigns them, a nested function's bindings before
@@ -10,6 +10,7 @@
 //  3. text, in reading order (variable names and metadata indices are given out there).
 #include "kiln/ir/printer.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 #include <unordered_set>
@@ -80,6 +81,7 @@ struct NodeInfo {
   int uses = 0;
   int scope = -1;
   bool entered = false;
+  bool evented = false;
   bool bound = false;
   bool flattened_let = false;  // a tail Let: its let line and body continue the enclosing sequence
   bool inline_at_let = false;  // a let value printed inside its let line
@@ -103,31 +105,62 @@ class UnitPrinter {
 
  private:
   // ---- pass 1: analysis ----
+  // Events come in Relay's order: a node's children are all expanded (their own children
+  // bound) before any of them is bound, and a call's arguments come before its callee.
+  // So `add(multiply(%x, s), add(multiply(n, s), %y))` binds s, n, the inner multiply and
+  // only then both operands, as TVM prints it.
   void analyse() {
-    std::vector<std::pair<Expr, int>> stack{{root_, 0}};  // state 0: enter, 1: let line, 2: exit
-    info_[root_.get()].uses = 1;                          // the unit itself uses its root
-    while (!stack.empty()) {
-      auto [e, state] = std::move(stack.back());
-      stack.pop_back();
-      if (state == 1 || state == 2) {
-        events_.push_back({e, state == 1});
-        continue;
-      }
+    struct Frame {
+      Expr node;
+      std::vector<Expr> kids;
+      size_t next = 0;
+      int let_phase = 0;  // Let: 0 value, 1 body, 2 done
+    };
+    std::vector<Frame> stack;
+    auto enter = [&](const Expr& e) {
       NodeInfo& ni = info_[e.get()];
-      if (ni.entered) continue;
+      if (ni.entered) return;
       ni.entered = true;
       note_var_names(e);
-      stack.emplace_back(e, 2);
-      std::vector<Expr> kids = children(e);
-      for (const auto& k : kids) info_[k.get()].uses++;
-      if (const auto* let = as<LetNode>(e)) {
-        stack.emplace_back(let->body, 0);
-        stack.emplace_back(e, 1);
-        stack.emplace_back(let->value, 0);
-      } else {
-        for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.emplace_back(*it, 0);
+      for (const auto& k : children(e)) info_[k.get()].uses++;
+      stack.push_back({e, expansion_order(e)});
+    };
+    auto bind_event = [&](const Expr& e) {
+      NodeInfo& ni = info_[e.get()];
+      if (ni.evented) return;
+      ni.evented = true;
+      events_.push_back({e, false});
+    };
+    info_[root_.get()].uses = 1;  // the unit itself uses its root
+    enter(root_);
+    while (!stack.empty()) {
+      Frame& f = stack.back();
+      if (const auto* let = as<LetNode>(f.node)) {
+        // The value, then the let line, then the body that may use the variable.
+        if (f.let_phase == 0) {
+          f.let_phase = 1;
+          enter(let->value);
+        } else if (f.let_phase == 1) {
+          f.let_phase = 2;
+          bind_event(let->value);
+          events_.push_back({f.node, true});
+          enter(let->body);
+        } else {
+          bind_event(let->body);
+          stack.pop_back();
+        }
+        continue;
       }
+      if (f.next < f.kids.size()) {
+        Expr kid = f.kids[f.next++];
+        enter(kid);  // may reallocate `stack`
+        continue;
+      }
+      std::vector<Expr> kids = std::move(f.kids);
+      stack.pop_back();
+      for (const auto& k : kids) bind_event(k);
     }
+    bind_event(root_);
     assign_scopes();
     for (auto& [node, ni] : info_) {
       if (node->kind != ExprKind::kLet) continue;
@@ -145,6 +178,14 @@ class UnitPrinter {
       else if (ni.bound)
         scopes_[ni.scope].events.push_back(&ev);
     }
+  }
+
+  // Children in Relay's printing order: a call's arguments before its callee.
+  static std::vector<Expr> expansion_order(const Expr& e) {
+    std::vector<Expr> kids = children(e);
+    if (const auto* call = as<CallNode>(e); call && call->callee->kind != ExprKind::kOp)
+      std::rotate(kids.begin(), kids.begin() + 1, kids.end());
+    return kids;
   }
 
   void note_var_names(const Expr& e) {
@@ -173,8 +214,9 @@ class UnitPrinter {
     return a;
   }
 
-  // Users come before their children in reverse post-order, so a node's scope is final
-  // (the common scope of all its uses) when it is reached.
+  // Every node's event follows its children's, so in reverse event order users come
+  // before their children and a node's scope (the common scope of its uses) is final
+  // when it is reached.
   void assign_scopes() {
     new_scope(-1, root_.get());
     info_[root_.get()].scope = 0;

@@ -165,8 +165,8 @@ class TypeInferencer {
     }
     Type ret = f.body->checked_type();
     if (f.ret_type && !type_accepts(f.ret_type, ret))
-      throw std::move(
-          Error(cat(where_, ": function body does not match its return type")).expected(type_str(f.ret_type), type_str(ret)));
+      throw std::move(Error(cat(where_, ": function body does not match its return type"))
+                          .expected(type_str(f.ret_type), type_str(ret)));
     return func_type(std::move(params), f.ret_type ? f.ret_type : ret);
   }
 

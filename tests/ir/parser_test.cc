@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "ir/text_test_util.h"
+#include "kiln/ir/op.h"
 #include "kiln/ir/printer.h"
 #include "kiln/ir/structural.h"
 #include "kiln/support/error.h"
@@ -107,13 +108,20 @@ TEST(Parser, ScalarLiterals) {
     double value;
   };
   std::vector<Case> cases = {
-      {"1f", DType::kFloat32, 1},          {"1e-05f", DType::kFloat32, double(1e-05f)},
-      {"-0.5f", DType::kFloat32, -0.5},    {"2.5", DType::kFloat32, 2.5},
-      {"1f64", DType::kFloat64, 1},        {"0.1f64", DType::kFloat64, 0.1},
-      {"1f16", DType::kFloat16, 1},        {"3", DType::kInt32, 3},
-      {"-3", DType::kInt32, -3},           {"3i64", DType::kInt64, 3},
-      {"-128i8", DType::kInt8, -128},      {"255u8", DType::kUInt8, 255},
-      {"True", DType::kBool, 1},           {"False", DType::kBool, 0},
+      {"1f", DType::kFloat32, 1},
+      {"1e-05f", DType::kFloat32, double(1e-05f)},
+      {"-0.5f", DType::kFloat32, -0.5},
+      {"2.5", DType::kFloat32, 2.5},
+      {"1f64", DType::kFloat64, 1},
+      {"0.1f64", DType::kFloat64, 0.1},
+      {"1f16", DType::kFloat16, 1},
+      {"3", DType::kInt32, 3},
+      {"-3", DType::kInt32, -3},
+      {"3i64", DType::kInt64, 3},
+      {"-128i8", DType::kInt8, -128},
+      {"255u8", DType::kUInt8, 255},
+      {"True", DType::kBool, 1},
+      {"False", DType::kBool, 0},
       {"-inff", DType::kFloat32, -INFINITY},
   };
   for (const auto& c : cases) {
@@ -124,7 +132,8 @@ TEST(Parser, ScalarLiterals) {
     EXPECT_EQ(k->data.dtype(), c.dtype) << c.text;
     EXPECT_EQ(k->data.at(0), c.value) << c.text;
   }
-  const auto* nan = as<ConstantNode>(parse_expr("nanf64"));
+  Expr nan_expr = parse_expr("nanf64");
+  const auto* nan = as<ConstantNode>(nan_expr);
   ASSERT_NE(nan, nullptr);
   EXPECT_EQ(nan->data.dtype(), DType::kFloat64);
   EXPECT_TRUE(std::isnan(nan->data.at(0)));
@@ -163,6 +172,16 @@ TEST(Parser, TupleFieldOfAVariableWrittenWithADot) {
   EXPECT_EQ(inner->tuple, f->params[0]);
 }
 
+TEST(Parser, FreeVarDeclarations) {
+  Expr e = parse_expr("free_var %x: Tensor[(2), float32];\n%0 = exp(%x);\nadd(%0, %x)");
+  const auto* add = as<CallNode>(e);
+  ASSERT_NE(add, nullptr);
+  Var x = as_var(add->args[1]);
+  ASSERT_TRUE(x);
+  EXPECT_TRUE(type_equal(x->type_annotation, f32({2})));
+  EXPECT_EQ(as<CallNode>(add->args[0])->args[0], x);
+}
+
 TEST(Parser, SharedBindingIsOneNode) {
   Function f = as_function(parse_expr("fn (%x: Tensor[(2), float32]) { %0 = exp(%x); add(%0, %0) }"));
   const auto* add = as<CallNode>(f->body);
@@ -171,12 +190,12 @@ TEST(Parser, SharedBindingIsOneNode) {
 }
 
 TEST(Parser, LetIfAndNestedFunctions) {
-  Function f = as_function(parse_expr(
-      "fn (%c: bool, %x: Tensor[(2), float32]) {\n"
-      "  let %y: Tensor[(2), float32] = add(%x, %x);\n"
-      "  %1 = fn (%p: Tensor[(2), float32]) { %0 = exp(%p); %0 };\n"
-      "  if (%c) { %1(%y) } else { %y }\n"
-      "}"));
+  Function f =
+      as_function(parse_expr("fn (%c: bool, %x: Tensor[(2), float32]) {\n"
+                             "  let %y: Tensor[(2), float32] = add(%x, %x);\n"
+                             "  %1 = fn (%p: Tensor[(2), float32]) { %0 = exp(%p); %0 };\n"
+                             "  if (%c) { %1(%y) } else { %y }\n"
+                             "}"));
   ASSERT_TRUE(f);
   const auto* let = as<LetNode>(f->body);
   ASSERT_NE(let, nullptr);
@@ -220,24 +239,24 @@ TEST(Parser, ErrorsNameLineColumnAndExpectation) {
       {"def @main(%x: Tensor[(2), float32]) {\n  nn.frobnicate(%x)\n}", "model.relay:2:3: unknown op 'nn.frobnicate'"},
       {"def @main(%x: Tensor[(2), float32]) {\n  %0 = exp(%x);\n  add(%0, %y)\n}",
        "model.relay:3:11: undefined variable %y"},
-      {"def @main(%x: Tensor[(2), float32]) { add(%x, %3) }", "model.relay:1:48: %3 is used before it is bound"},
-      {"def @main(%x: Tensor[(2), float32]) { @nowhere(%x) }",
-       "model.relay:1:39: call of undefined function @nowhere"},
+      {"def @main(%x: Tensor[(2), float32]) { add(%x, %3) }", "model.relay:1:47: %3 is used before it is bound"},
+      {"def @main(%x: Tensor[(2), float32]) { @nowhere(%x) }", "model.relay:1:39: call of undefined function @nowhere"},
       {"def @main(%x: Tensor[(2), float32]) { add(%x, 3q) }",
-       "model.relay:1:48: bad literal '3q': unknown literal suffix 'q'"},
+       "model.relay:1:47: bad literal '3q': unknown literal suffix 'q'"},
       {"def @main(%x: Tensor[(2), float32]) { add(%x, 300i8) }",
-       "model.relay:1:48: bad literal '300i8': integer literal out of range for int8"},
-      {"def @main(%x: Tensor[(2), flot32]) { %x }", "model.relay:1:28: expected a dtype such as float32, found 'flot32'"},
+       "model.relay:1:47: bad literal '300i8': integer literal out of range for int8"},
+      {"def @main(%x: Tensor[(2), flot32]) { %x }",
+       "model.relay:1:27: expected a dtype such as float32, found 'flot32'"},
       {"def @main(%x: Tensor[(2), float32]) { %x } /* never closed", "model.relay:1:44: unterminated comment"},
       {"def @main(%x: Tensor[(2), float32]) { nn.relu(%x, axis=) }",
-       "model.relay:1:57: expected an attribute value, found ')'"},
+       "model.relay:1:56: expected an attribute value, found ')'"},
       {"def @main(%x: Tensor[(2), float32]) { meta[relay.Constant][0] }",
        "model.relay:1:39: meta[relay.Constant] used but the text has no #[metadata] section"},
       {"def @main(%x: Tensor[(2), float32]) { %x }\ndef @main(%y: Tensor[(2), float32]) { %y }",
        "model.relay:2:1: function @main is defined twice"},
       {"@main(%x) { %x }", "model.relay:1:1: expected 'def' or 'fn', found '@main'"},
       {"def @main(%x: Tensor[(2), float32]) { %0 = exp(%x) %0 }",
-       "model.relay:1:51: expected ';' after a binding, found '%0'"},
+       "model.relay:1:52: expected ';' after a binding, found '%0'"},
       {"def @main(%x: Tensor[(2), float32]) { $ }", "model.relay:1:39: unexpected character '$'"},
       {"def @main(%x: Tensor[(2), float32]) {", "model.relay:1:38: expected an expression, found end of input"},
   };
@@ -266,8 +285,8 @@ TEST(Parser, DeepNestingIsACleanError) {
   text += " }";
   EXPECT_NE(parse_error(text).find("nesting deeper than"), std::string::npos);
 
-  std::string nested_list = "def @main(%x: Tensor[(2), float32]) { nn.relu(%x, a=" + std::string(5000, '[') +
-                            std::string(5000, ']') + ") }";
+  std::string nested_list =
+      "def @main(%x: Tensor[(2), float32]) { nn.relu(%x, a=" + std::string(5000, '[') + std::string(5000, ']') + ") }";
   EXPECT_NE(parse_error(nested_list).find("nesting deeper than"), std::string::npos);
 }
 

@@ -106,9 +106,10 @@ TEST(Printer, DistinctVariablesWithOneNameGetSuffixes) {
 
 TEST(Printer, NamesThatAreNotIdentifiersAreQuoted) {
   std::vector<std::pair<std::string, std::string>> cases = {
-      {"input.1", "%input.1"},         {"onnx::Conv_3", "%onnx::Conv_3"}, {"weird name", "%\"weird name\""},
-      {"0abc", "%\"0abc\""},           {"a\"b", "%\"a\\\"b\""},           {"", "%v"},
-      {"trailing.", "%\"trailing.\""}, {"a:b", "%\"a:b\""},
+      {"input.1", "%input.1"},           {"onnx::Conv_3", "%onnx::Conv_3"},
+      {"weird name", "%\"weird name\""}, {"0abc", "%\"0abc\""},
+      {"a\"b", "%\"a\\\"b\""},           {"", "%v"},
+      {"trailing.", "%\"trailing.\""},   {"a:b", "%\"a:b\""},
   };
   for (const auto& [name, printed] : cases) {
     Var v = make_var(name, f32({1}));
@@ -279,7 +280,8 @@ TEST(Printer, LongChainDoesNotOverflowTheStack) {
   std::string text = print_expr(f);
   EXPECT_NE(text.find("  %49998 = add(%49997, %49997);\n  add(%49998, %49998)\n}"), std::string::npos);
   PrintOptions opts;
-  EXPECT_EQ(print_module(IRModule::from_function(f), opts).substr(0, 42), "def @main(%x: Tensor[(2), float32]) {\n  %0");
+  EXPECT_EQ(print_module(IRModule::from_function(f), opts).substr(0, 42),
+            "def @main(%x: Tensor[(2), float32]) {\n  %0");
 }
 
 }  // namespace

@@ -47,8 +47,9 @@ TEST(Structural, FreeVariablesByIdentity) {
 }
 
 TEST(Structural, AttrsShapesOpsAndFunctionAttrsMatter) {
-  Expr base = parse("fn (%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(4, 3, 3, 3), float32]) "
-                    "{ nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1]) }");
+  Expr base = parse(
+      "fn (%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(4, 3, 3, 3), float32]) "
+      "{ nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1]) }");
   expect_equal(base, parse("fn (%a: Tensor[(1, 3, 8, 8), float32], %b: Tensor[(4, 3, 3, 3), float32]) "
                            "{ nn.conv2d(%a, %b, strides=[2, 2], padding=[1, 1, 1, 1]) }"));
   expect_different(base, parse("fn (%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(4, 3, 3, 3), float32]) "

@@ -48,8 +48,7 @@ TEST(NnConv2dType, DilationWidensTheWindow) {
 }
 
 TEST(NnConv2dType, OutDtype) {
-  Type t = infer_op("nn.conv2d",
-                    {tensor_type({1, 2, 4, 4}, DType::kInt8), tensor_type({3, 2, 1, 1}, DType::kInt8)},
+  Type t = infer_op("nn.conv2d", {tensor_type({1, 2, 4, 4}, DType::kInt8), tensor_type({3, 2, 1, 1}, DType::kInt8)},
                     {{"out_dtype", "int32"}});
   EXPECT_EQ(type_str(t), "Tensor[(1, 3, 4, 4), int32]");
 }
@@ -147,7 +146,8 @@ TEST(NnConv2dKernel, DepthwiseGroups) {
 
 TEST(NnConv2dKernel, MultipleChannelsAndBatch) {
   // Two batches, 2 input channels, 1x1 kernel mixing them: out = 1 * c0 + 10 * c1, and 100 * c0.
-  auto out = run_op("nn.conv2d", {tensor({2, 2, 1, 2}, {1, 2, 3, 4, 5, 6, 7, 8}), tensor({2, 2, 1, 1}, {1, 10, 100, 0})});
+  auto out =
+      run_op("nn.conv2d", {tensor({2, 2, 1, 2}, {1, 2, 3, 4, 5, 6, 7, 8}), tensor({2, 2, 1, 1}, {1, 10, 100, 0})});
   expect_close(out[0], {31, 42, 100, 200, 75, 86, 500, 600});
 }
 
@@ -161,8 +161,9 @@ TEST(NnConv2dKernel, Float64Float16AndInt8) {
   EXPECT_EQ(out[0].dtype(), DType::kFloat16);
   expect_close(out[0], {37, 47, 67, 77}, 0, 0);
   // int8 products accumulate into int32 without overflow: 100 * 100 * 4 = 40000.
-  out = run_op("nn.conv2d", {tensor({1, 1, 2, 2}, {100, 100, 100, -100}, DType::kInt8),
-                             tensor({1, 1, 2, 2}, {100, 100, 100, -100}, DType::kInt8)},
+  out = run_op("nn.conv2d",
+               {tensor({1, 1, 2, 2}, {100, 100, 100, -100}, DType::kInt8),
+                tensor({1, 1, 2, 2}, {100, 100, 100, -100}, DType::kInt8)},
                {{"out_dtype", "int32"}});
   EXPECT_EQ(out[0].dtype(), DType::kInt32);
   EXPECT_EQ(out[0].int_at(0), 40000);
@@ -170,8 +171,9 @@ TEST(NnConv2dKernel, Float64Float16AndInt8) {
 
 TEST(NnConv2dTransposeKernel, ScatterOfEachInput) {
   // Stride 2 puts the 2x2 kernel, scaled by each input, at non-overlapping places.
-  auto out = run_op("nn.conv2d_transpose", {tensor({1, 1, 2, 2}, {1, 2, 3, 4}), tensor({1, 1, 2, 2}, {1, 10, 100, 1000})},
-                    {{"strides", Ints{2}}});
+  auto out =
+      run_op("nn.conv2d_transpose", {tensor({1, 1, 2, 2}, {1, 2, 3, 4}), tensor({1, 1, 2, 2}, {1, 10, 100, 1000})},
+             {{"strides", Ints{2}}});
   EXPECT_EQ(out[0].shape(), (Shape{1, 1, 4, 4}));
   expect_close(out[0], {1, 10, 2, 20, 100, 1000, 200, 2000, 3, 30, 4, 40, 300, 3000, 400, 4000});
   // Stride 1 overlaps: the full convolution [1 2; 3 4] * [1 1; 1 1], then padding 1 crops the border.

@@ -36,8 +36,7 @@ TEST(NnBatchNormType, Errors) {
   EXPECT_NE(e.find("argument 'moving_var'"), std::string::npos) << e;
   e = infer_op_error("nn.batch_norm", {f32({1, 3}), f32({3}), f32({3}), f32({3}), f32({3})}, {{"axis", 2}});
   EXPECT_NE(e.find("'axis'"), std::string::npos) << e;
-  e = infer_op_error("nn.batch_norm",
-                     {tensor_type({1, 3}, DType::kInt32), f32({3}), f32({3}), f32({3}), f32({3})});
+  e = infer_op_error("nn.batch_norm", {tensor_type({1, 3}, DType::kInt32), f32({3}), f32({3}), f32({3}), f32({3})});
   EXPECT_NE(e.find("floating point"), std::string::npos) << e;
 }
 

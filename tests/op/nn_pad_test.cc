@@ -27,9 +27,9 @@ TEST(NnPadType, Shapes) {
   // Negative amounts crop.
   EXPECT_EQ(type_str(infer_op("nn.pad", {f32({5}), scalar_f32()}, {{"pad_width", widths({{-1, 2}})}})),
             "Tensor[(6), float32]");
-  EXPECT_EQ(type_str(infer_op("nn.pad", {tensor_type({2}, DType::kInt8), scalar_f32()},
-                              {{"pad_width", widths({{1, 0}})}})),
-            "Tensor[(3), int8]");
+  EXPECT_EQ(
+      type_str(infer_op("nn.pad", {tensor_type({2}, DType::kInt8), scalar_f32()}, {{"pad_width", widths({{1, 0}})}})),
+      "Tensor[(3), int8]");
 }
 
 TEST(NnPadType, Errors) {
@@ -73,8 +73,9 @@ TEST(NnPadKernel, EdgeReflectAndCrop) {
   expect_close(run_op("nn.pad", {tensor({4}, {1, 2, 3, 4}), zero}, {{"pad_width", widths({{-1, 1}})}})[0],
                {2, 3, 4, 0});
   // A single element reflects onto itself.
-  expect_close(run_op("nn.pad", {tensor({1}, {5}), zero}, {{"pad_width", widths({{2, 1}})}, {"pad_mode", "reflect"}})[0],
-               {5, 5, 5, 5});
+  expect_close(
+      run_op("nn.pad", {tensor({1}, {5}), zero}, {{"pad_width", widths({{2, 1}})}, {"pad_mode", "reflect"}})[0],
+      {5, 5, 5, 5});
 }
 
 TEST(NnPadKernel, OtherDtypesAndPadValueConversion) {
@@ -100,8 +101,9 @@ TEST(NnPadKernel, MatchesNumpyAllModes) {
   expect_close(run_op("nn.pad", {x, NDArray::scalar(DType::kFloat32, -2.5)}, {{"pad_width", pairs}})[0],
                run_python(prelude + print_values("np.pad(x, " + np_pairs + ", constant_values=-2.5)")));
   for (std::string mode : {"edge", "reflect"}) {
-    expect_close(run_op("nn.pad", {x, NDArray::scalar(DType::kFloat32, 0)}, {{"pad_width", pairs}, {"pad_mode", mode}})[0],
-                 run_python(prelude + print_values("np.pad(x, " + np_pairs + ", mode='" + mode + "')")));
+    expect_close(
+        run_op("nn.pad", {x, NDArray::scalar(DType::kFloat32, 0)}, {{"pad_width", pairs}, {"pad_mode", mode}})[0],
+        run_python(prelude + print_values("np.pad(x, " + np_pairs + ", mode='" + mode + "')")));
   }
 }
 
@@ -110,7 +112,8 @@ TEST(NnPadKernel, ReflectBeyondTheExtentMatchesNumpy) {
   auto out = run_op("nn.pad", {x, NDArray::scalar(DType::kFloat32, 0)},
                     {{"pad_width", widths({{3, 4}, {5, 6}})}, {"pad_mode", "reflect"}});
   EXPECT_EQ(out[0].shape(), (Shape{9, 14}));
-  expect_close(out[0], run_python("x = " + np_array(x) + "\n" + print_values("np.pad(x, ((3, 4), (5, 6)), mode='reflect')")));
+  expect_close(out[0],
+               run_python("x = " + np_array(x) + "\n" + print_values("np.pad(x, ((3, 4), (5, 6)), mode='reflect')")));
 }
 
 }  // namespace

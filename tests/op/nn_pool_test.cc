@@ -28,8 +28,7 @@ TEST(NnPoolType, Shapes) {
   EXPECT_EQ(shape_of(infer_op("nn.max_pool2d", {f32({2, 9, 10, 3})}, {{"pool_size", Ints{3}}, {"layout", "NHWC"}})),
             (Shape{2, 7, 8, 3}));
   EXPECT_EQ(shape_of(infer_op("nn.global_avg_pool2d", {f32({-1, 512, 7, 7})})), (Shape{-1, 512, 1, 1}));
-  EXPECT_EQ(shape_of(infer_op("nn.global_max_pool2d", {f32({2, 7, 7, 5})}, {{"layout", "NHWC"}})),
-            (Shape{2, 1, 1, 5}));
+  EXPECT_EQ(shape_of(infer_op("nn.global_max_pool2d", {f32({2, 7, 7, 5})}, {{"layout", "NHWC"}})), (Shape{2, 1, 1, 5}));
   EXPECT_EQ(type_str(infer_op("nn.max_pool2d", {tensor_type({1, 1, 4, 4}, DType::kInt8)}, {{"pool_size", Ints{2}}})),
             "Tensor[(1, 1, 3, 3), int8]");
 }
@@ -103,7 +102,8 @@ TEST(NnPoolKernel, Dilation) {
 }
 
 TEST(NnPoolKernel, IntegerAndHalfMaxPool) {
-  auto out = run_op("nn.max_pool2d", {tensor({1, 1, 2, 2}, {-128, 5, 127, -3}, DType::kInt8)}, {{"pool_size", Ints{2}}});
+  auto out =
+      run_op("nn.max_pool2d", {tensor({1, 1, 2, 2}, {-128, 5, 127, -3}, DType::kInt8)}, {{"pool_size", Ints{2}}});
   EXPECT_EQ(out[0].dtype(), DType::kInt8);
   EXPECT_EQ(out[0].int_at(0), 127);
   // Padding of an int8 max pool is the lowest int8, never 0.

@@ -54,8 +54,8 @@ e = np.exp(x - x.max(axis=1, keepdims=True))
 s = e / e.sum(axis=1, keepdims=True)
 )";
   expect_close(run_op("nn.softmax", {x}, {{"axis", 1}})[0], run_python(prelude + print_values("s")), 1e-6, 1e-5);
-  expect_close(run_op("nn.log_softmax", {x}, {{"axis", -2}})[0], run_python(prelude + print_values("np.log(s)")),
-               1e-5, 1e-5);
+  expect_close(run_op("nn.log_softmax", {x}, {{"axis", -2}})[0], run_python(prelude + print_values("np.log(s)")), 1e-5,
+               1e-5);
 }
 
 }  // namespace

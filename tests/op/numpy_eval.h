@@ -25,12 +25,15 @@ inline std::string array(const std::vector<int64_t>& shape, const std::vector<do
   return os.str();
 }
 
-// Values of `expr` (anything np.asarray accepts), flattened, converted to float64.
-// `setup` may define names (Python statements, one per line) used by expr.
-// Fails the current test (and returns {}) when Python fails.
-inline std::vector<double> eval(const std::string& expr, const std::string& setup = "") {
-  std::string script = "import math\nimport numpy as np\n" + setup + "\nr = np.asarray(" + expr +
-                       ")\nprint(' '.join(repr(float(v)) for v in r.astype(np.float64).ravel()))\n";
+// Values of each expression (anything np.asarray accepts), flattened and converted to
+// float64, from one Python process (starting numpy is slow). `setup` may define names
+// (Python statements, one per line) that the expressions use. Fails the current test and
+// returns {} when Python fails.
+inline std::vector<std::vector<double>> eval_many(const std::vector<std::string>& exprs,
+                                                  const std::string& setup = "") {
+  std::string script = "import math\nimport numpy as np\n" + setup + "\n";
+  for (const auto& expr : exprs)
+    script += "print(' '.join(repr(float(v)) for v in np.asarray(" + expr + ").astype(np.float64).ravel()))\n";
   if (script.find_first_of("\"\\$`") != std::string::npos) {
     ADD_FAILURE() << "numpy::eval: the script must not contain any of \" \\ $ `";
     return {};
@@ -46,14 +49,28 @@ inline std::vector<double> eval(const std::string& expr, const std::string& setu
   size_t n;
   while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, n);
   if (pclose(pipe) != 0) {
-    ADD_FAILURE() << "numpy::eval failed for " << expr << ":\n" << output;
+    ADD_FAILURE() << "numpy::eval failed:\n" << script << "\n" << output;
     return {};
   }
-  std::vector<double> values;
-  std::istringstream tokens(output);
-  std::string token;
-  while (tokens >> token) values.push_back(std::strtod(token.c_str(), nullptr));  // strtod reads nan/inf
-  return values;
+  std::vector<std::vector<double>> results;
+  std::istringstream lines(output);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::vector<double>& values = results.emplace_back();
+    std::istringstream tokens(line);
+    std::string token;
+    while (tokens >> token) values.push_back(std::strtod(token.c_str(), nullptr));  // strtod reads nan/inf
+  }
+  if (results.size() != exprs.size()) {
+    ADD_FAILURE() << "numpy::eval: " << exprs.size() << " expressions but " << results.size() << " lines:\n" << output;
+    return {};
+  }
+  return results;
+}
+
+inline std::vector<double> eval(const std::string& expr, const std::string& setup = "") {
+  auto results = eval_many({expr}, setup);
+  return results.empty() ? std::vector<double>{} : results[0];
 }
 
 }  // namespace kiln::testing::numpy

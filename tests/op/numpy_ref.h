@@ -40,8 +40,8 @@ inline std::string np_array(const NDArray& a) {
   return os.str();
 }
 
-// Runs `script` (numpy imported as np) and returns every number it prints, whitespace separated.
-inline std::vector<double> run_python(const std::string& script) {
+// Runs `script` (numpy imported as np) and returns what it prints.
+inline std::string python_output(const std::string& script) {
   char path[] = "/tmp/kiln_numpy_XXXXXX";
   int fd = mkstemp(path);
   EXPECT_GE(fd, 0) << "cannot create a temporary script";
@@ -63,8 +63,13 @@ inline std::vector<double> run_python(const std::string& script) {
     ADD_FAILURE() << "cannot run /usr/bin/python3";
   }
   std::remove(path);
+  return output;
+}
+
+// Runs `script` and returns every number it prints, whitespace separated.
+inline std::vector<double> run_python(const std::string& script) {
   std::vector<double> numbers;
-  std::istringstream in(output);
+  std::istringstream in(python_output(script));
   std::string token;
   while (in >> token) numbers.push_back(std::strtod(token.c_str(), nullptr));
   return numbers;

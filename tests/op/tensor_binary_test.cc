@@ -103,13 +103,18 @@ TEST(TensorBinaryKernel, BroadcastPatternsMatchNumpy) {
   const Case cases[] = {
       {{2, 3, 4}, {3, 1}}, {{1, 4, 1, 3}, {2, 1, 5, 1}}, {{2, 3, 4, 5}, {3, 1, 1}}, {{3, 1, 2}, {1, 1}},
       {{5}, {4, 1}},       {{2, 1, 3}, {2, 4, 3}}};
-  for (const auto& c : cases) {
-    std::vector<double> av = iota_values(num_elements(c.a), 1, 1);
-    std::vector<double> bv = iota_values(num_elements(c.b), 0.5, 0.25);
-    std::string expr = numpy::array(c.a, av) + " - " + numpy::array(c.b, bv);
-    std::vector<double> want = numpy::eval(expr);
-    SCOPED_TRACE(expr);
-    expect_close(run_op("subtract", {tensor(c.a, av), tensor(c.b, bv)})[0], want);
+  std::vector<std::string> exprs;
+  for (const auto& c : cases)
+    exprs.push_back(numpy::array(c.a, iota_values(num_elements(c.a), 1, 1)) + " - " +
+                    numpy::array(c.b, iota_values(num_elements(c.b), 0.5, 0.25)));
+  auto want = numpy::eval_many(exprs);
+  ASSERT_EQ(want.size(), exprs.size());
+  for (size_t i = 0; i < exprs.size(); ++i) {
+    const Case& c = cases[i];
+    SCOPED_TRACE(exprs[i]);
+    NDArray a = tensor(c.a, iota_values(num_elements(c.a), 1, 1));
+    NDArray b = tensor(c.b, iota_values(num_elements(c.b), 0.5, 0.25));
+    expect_close(run_op("subtract", {a, b})[0], want[i]);
   }
 }
 

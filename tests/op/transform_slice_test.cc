@@ -85,12 +85,16 @@ TEST(TransformStridedSlice, KernelAgainstNumpy) {
       {slice_attrs({-1}, {100}, {}, {}, "size"), "[3:]"},
       {slice_attrs({5, 0}, {6, 5}), "[5:6, 0:5]"},
   };
-  for (const Case& c : cases) {
+  std::string code = "x = " + numpy_iota({4, 5, 6}, 100) + "\nr = []\n";
+  for (const Case& c : cases) code += "r.append(x" + c.numpy_index + ")\n";
+  auto expected = numpy_eval(code);
+  ASSERT_EQ(expected.size(), cases.size());
+  for (size_t i = 0; i < cases.size(); ++i) {
     for (DType dtype : {DType::kFloat32, DType::kInt8, DType::kFloat16, DType::kInt64}) {
-      auto out = run_op("strided_slice", {iota({4, 5, 6}, dtype, 100)}, c.attrs);
+      SCOPED_TRACE(cases[i].numpy_index + " " + std::string(dtype_name(dtype)));
+      auto out = run_op("strided_slice", {iota({4, 5, 6}, dtype, 100)}, cases[i].attrs);
       EXPECT_EQ(out[0].dtype(), dtype);
-      SCOPED_TRACE(c.numpy_index + " " + std::string(dtype_name(dtype)));
-      expect_same(out[0], numpy_eval("r = " + numpy_iota({4, 5, 6}, 100) + c.numpy_index)[0]);
+      expect_same(out[0], expected[i]);
     }
   }
 }
@@ -155,23 +159,31 @@ TEST(TransformTake, FastModeRejectsOutOfRangeIndex) {
 
 TEST(TransformTake, KernelAgainstNumpy) {
   // numpy's take counts negative indices from the end, like ONNX Gather and our "fast" mode.
+  const std::vector<int64_t> axes = {0, 1, 2, -2};
+  std::string code = "x = " + numpy_iota({4, 4, 5}) + "\ny = " + numpy_iota({3, 4, 5}) +
+                     "\nidx = np.array([[2, -1, 0], [-4, 3, 1]])\nr = []\n";
+  for (int64_t axis : axes) code += "r.append(np.take(x, idx, axis=" + std::to_string(axis) + "))\n";
+  code += "r.append(np.take(y, [7, -9, 0, 59, 60], mode='wrap'))\n";
+  // Our clip counts a negative index from the end once before clamping; numpy's does not.
+  code += "i = np.array([7, -9, 0, 59, 60]); i = np.where(i < 0, i + 4, i)\n";
+  code += "r.append(np.take(y, np.clip(i, 0, 3), axis=1))\n";
+  auto expected = numpy_eval(code);
+  ASSERT_EQ(expected.size(), axes.size() + 2);
+
   std::vector<double> index_values = {2, -1, 0, -4, 3, 1};
   for (DType index_dtype : {DType::kInt32, DType::kInt64}) {
-    for (int64_t axis : {0, 1, 2, -2}) {
+    for (size_t i = 0; i < axes.size(); ++i) {
       NDArray indices = tensor({2, 3}, index_values, index_dtype);
-      auto out = run_op("take", {iota({4, 4, 5}, DType::kFloat64), indices}, take_attrs(axis, "fast"));
-      expect_same(out[0], numpy_eval("r = np.take(" + numpy_iota({4, 4, 5}) +
-                                     ", np.array([[2, -1, 0], [-4, 3, 1]]), axis=" + std::to_string(axis) + ")")[0]);
+      auto out = run_op("take", {iota({4, 4, 5}, DType::kFloat64), indices}, take_attrs(axes[i], "fast"));
+      expect_same(out[0], expected[i]);
     }
   }
   NDArray indices = tensor({5}, {7, -9, 0, 59, 60}, DType::kInt64);
   auto flat = run_op("take", {iota({3, 4, 5}, DType::kInt16), indices}, take_attrs({}, "wrap"));
   EXPECT_EQ(flat[0].dtype(), DType::kInt16);
-  expect_same(flat[0], numpy_eval("r = np.take(" + numpy_iota({3, 4, 5}) + ", [7, -9, 0, 59, 60], mode='wrap')")[0]);
+  expect_same(flat[0], expected[axes.size()]);
   auto clipped = run_op("take", {iota({3, 4, 5}, DType::kInt16), indices}, take_attrs(1, "clip"));
-  expect_same(clipped[0], numpy_eval("i = np.array([7, -9, 0, 59, 60]); i = np.where(i < 0, i + 4, i)\n"
-                                     "r = np.take(" +
-                                     numpy_iota({3, 4, 5}) + ", np.clip(i, 0, 3), axis=1)")[0]);
+  expect_same(clipped[0], expected[axes.size() + 1]);
 }
 
 TEST(TransformStridedSlice, FusionPatternIsInjective) {

@@ -36,28 +36,36 @@ TEST(TransformTranspose, KernelHandWorked) {
 }
 
 TEST(TransformTranspose, KernelEveryPermutationOfRank3) {
+  // numpy lists the permutations in the same (lexicographic) order as std::next_permutation.
+  auto expected = numpy_eval("import itertools\nx = " + numpy_iota({2, 3, 4}) +
+                             "\nr = [np.transpose(x, p) for p in itertools.permutations(range(3))]");
+  ASSERT_EQ(expected.size(), 6u);
   std::vector<int64_t> perm = {0, 1, 2};
+  size_t i = 0;
   do {
     auto out = run_op("transpose", {iota({2, 3, 4})}, axes_attr(perm));
-    std::string axes = std::to_string(perm[0]) + "," + std::to_string(perm[1]) + "," + std::to_string(perm[2]);
-    expect_same(out[0], numpy_eval("r = np.transpose(" + numpy_iota({2, 3, 4}) + ", (" + axes + "))")[0]);
+    expect_same(out[0], expected[i++]);
   } while (std::next_permutation(perm.begin(), perm.end()));
 }
 
 TEST(TransformTranspose, KernelEveryDTypeWidth) {
+  auto expected = numpy_eval("r = [np.transpose(" + numpy_iota({2, 3, 4, 5}, 120) + ", (3, 1, 0, 2)), np.transpose(" +
+                             numpy_iota({2, 3, 4, 5}, 2) + ", (3, 1, 0, 2))]");
   // 1, 2, 4 and 8 byte elements, and a bool.
   for (DType dtype : {DType::kInt8, DType::kFloat16, DType::kBFloat16, DType::kInt32, DType::kFloat64, DType::kUInt64,
                       DType::kBool}) {
-    int64_t modulo = dtype == DType::kBool ? 2 : 120;
-    auto out = run_op("transpose", {iota({2, 3, 4, 5}, dtype, modulo)}, axes_attr({3, 1, 0, 2}));
+    bool is_bool = dtype == DType::kBool;
+    auto out = run_op("transpose", {iota({2, 3, 4, 5}, dtype, is_bool ? 2 : 120)}, axes_attr({3, 1, 0, 2}));
     EXPECT_EQ(out[0].dtype(), dtype);
-    expect_same(out[0], numpy_eval("r = np.transpose(" + numpy_iota({2, 3, 4, 5}, modulo) + ", (3, 1, 0, 2))")[0]);
+    expect_same(out[0], expected[is_bool ? 1 : 0]);
   }
 }
 
 TEST(TransformTranspose, KernelEdgeShapes) {
   auto reversed = run_op("transpose", {iota({3, 1, 2, 2})});
-  expect_same(reversed[0], numpy_eval("r = np.transpose(" + numpy_iota({3, 1, 2, 2}) + ")")[0]);
+  EXPECT_EQ(reversed[0].shape(), (Shape{2, 2, 1, 3}));
+  // x[a, 0, c, d] = 4a + 2c + d lands at out[d, c, 0, a] = 6d + 3c + a.
+  expect_close(reversed[0], {0, 4, 8, 2, 6, 10, 1, 5, 9, 3, 7, 11});
   auto empty = run_op("transpose", {iota({2, 0, 3})}, axes_attr({2, 1, 0}));
   EXPECT_EQ(empty[0].shape(), (Shape{3, 0, 2}));
   auto scalar = run_op("transpose", {tensor({}, {7})});

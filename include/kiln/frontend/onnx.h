@@ -18,6 +18,9 @@ struct OnnxImportOptions {
   // Input shape and dtype overrides by input name (`--shape data=1,3,224,224`).
   std::map<std::string, Shape> shapes;
   std::map<std::string, DType> dtypes;
+  // Inputs whose values are known at import time: they become Constants (so e.g. a Reshape
+  // shape fed as an input can be read) and are not parameters of @main.
+  std::map<std::string, NDArray> fixed_inputs;
   // Initializers become Constants in the body instead of parameters of @main.
   bool freeze_params = false;
   // Run onnx::checker::check_model before converting.

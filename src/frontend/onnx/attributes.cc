@@ -2,6 +2,7 @@
 
 #include "frontend/onnx/tensor_proto.h"
 #include "kiln/support/error.h"
+#include "kiln/support/strings.h"
 
 namespace kiln::frontend {
 

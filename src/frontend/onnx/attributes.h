@@ -2,7 +2,7 @@
 // and the expected kind when a model gets it wrong.
 #pragma once
 
-#include <onnx/onnx-ml.pb.h>
+#include <onnx/onnx_pb.h>
 
 #include <map>
 #include <optional>

@@ -6,7 +6,7 @@
 // above it (the rule of TVM's get_converter).
 #pragma once
 
-#include <onnx/onnx-ml.pb.h>
+#include <onnx/onnx_pb.h>
 
 #include <functional>
 #include <map>

@@ -9,6 +9,7 @@
 #include "kiln/ir/type_infer.h"
 #include "kiln/ir/visit.h"
 #include "kiln/support/error.h"
+#include "kiln/support/strings.h"
 #include "transform/substitute.h"
 
 namespace kiln::frontend {

@@ -19,6 +19,7 @@
 #include "kiln/ir/visit.h"
 #include "kiln/support/error.h"
 #include "kiln/support/strings.h"
+#include "transform/substitute.h"
 
 namespace kiln {
 
@@ -167,28 +168,52 @@ class GraphImporter {
   void add_inputs() {
     std::set<std::string> initializers;
     for (const auto& init : graph_.initializer()) initializers.insert(init.name());
+    std::vector<std::string> real_inputs;
     for (const auto& in : graph_.input()) {
       check(!in.name().empty(), "a graph input has no name");
       if (initializers.count(in.name())) continue;  // an initializer with a declared input: a param
+      real_inputs.push_back(in.name());
       check(!values_.count(in.name()), "graph input '", in.name(), "' is declared twice");
+      auto fixed = options_.fixed_inputs.find(in.name());
+      if (fixed != options_.fixed_inputs.end()) {
+        values_[in.name()] = fixed_input(in, fixed->second);
+        continue;
+      }
       Var var = make_var(in.name(), input_type(in));
       values_[in.name()] = var;
       input_vars_.push_back(var);
       input_names_.push_back(in.name());
     }
-    check_overrides_name_inputs(options_.shapes, "--shape", initializers);
-    check_overrides_name_inputs(options_.dtypes, "--dtype", initializers);
+    check_overrides_name_inputs(options_.shapes, "--shape", real_inputs, initializers);
+    check_overrides_name_inputs(options_.dtypes, "a dtype override", real_inputs, initializers);
+    check_overrides_name_inputs(options_.fixed_inputs, "a fixed input value", real_inputs, initializers);
+  }
+
+  // A Constant for an input whose value the caller gives; it must fit the declared type.
+  Expr fixed_input(const onnx::ValueInfoProto& in, const NDArray& value) {
+    const std::string what = cat("input '", in.name(), "'");
+    check(in.type().has_tensor_type(), what, " is a ", value_kind(in.type()), "; kiln supports tensor inputs only");
+    DType declared = expect_dtype_from_onnx(in.type().tensor_type().elem_type(), what);
+    if (declared != value.dtype())
+      throw std::move(Error(cat("the fixed value of ", what, " has the wrong dtype"))
+                          .expected(std::string(dtype_name(declared)), std::string(dtype_name(value.dtype()))));
+    DeclaredShape shape = declared_shape(in.type().tensor_type());
+    if (shape.known_rank && shape.dims.size() != value.shape().size())
+      throw std::move(Error(cat("the fixed value of ", what, " has the wrong rank"))
+                          .expected(cat("(", join(shape.names), ")"), shape_str(value.shape())));
+    return make_constant(value);
   }
 
   template <class Map>
-  void check_overrides_name_inputs(const Map& overrides, const std::string& flag,
-                                   const std::set<std::string>& initializers) const {
+  static void check_overrides_name_inputs(const Map& overrides, const std::string& flag,
+                                          const std::vector<std::string>& real_inputs,
+                                          const std::set<std::string>& initializers) {
     for (const auto& entry : overrides) {
       const std::string& name = entry.first;
-      if (std::find(input_names_.begin(), input_names_.end(), name) != input_names_.end()) continue;
+      if (std::find(real_inputs.begin(), real_inputs.end(), name) != real_inputs.end()) continue;
       if (initializers.count(name)) throw Error(cat(flag, " names '", name, "', which is an initializer, not an input"));
       throw std::move(Error(cat(flag, " names '", name, "', which is not an input of the model"))
-                          .expected("one of " + quoted_list(input_names_), "'" + name + "'"));
+                          .expected("one of " + quoted_list(real_inputs), "'" + name + "'"));
     }
   }
 

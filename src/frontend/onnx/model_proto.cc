@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "kiln/support/error.h"
+#include "kiln/support/strings.h"
 
 namespace kiln::frontend {
 

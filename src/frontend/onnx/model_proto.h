@@ -2,7 +2,7 @@
 // sanity checks that a parse of random bytes would fail, and ONNX's checker.
 #pragma once
 
-#include <onnx/onnx-ml.pb.h>
+#include <onnx/onnx_pb.h>
 
 #include <string>
 #include <string_view>

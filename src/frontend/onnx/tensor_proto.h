@@ -1,7 +1,7 @@
 // TensorProto <-> NDArray, ONNX element types <-> DType.
 #pragma once
 
-#include <onnx/onnx-ml.pb.h>
+#include <onnx/onnx_pb.h>
 
 #include <optional>
 #include <string>

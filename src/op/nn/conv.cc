@@ -25,8 +25,7 @@ ConvArgs conv_args(const std::vector<Type>& args, const Attrs& attrs, const char
                         .expected(std::string(dtype_name(data.dtype)), std::string(dtype_name(weight.dtype))));
   int64_t groups = attrs.get_int("groups");
   if (groups < 1) throw std::move(Error("attribute 'groups' must be positive").expected(">= 1", cat(groups)));
-  return {data,   weight, pair_attr(attrs, "strides", 1), pair_attr(attrs, "dilation", 1), padding_attr(attrs),
-          groups};
+  return {data, weight, pair_attr(attrs, "strides", 1), pair_attr(attrs, "dilation", 1), padding_attr(attrs), groups};
 }
 
 // Both known and a not divisible by b.
@@ -92,15 +91,16 @@ Type conv2d_transpose_relation(const std::vector<Type>& args, const Attrs& attrs
   int64_t out_channels = w[1] < 0 ? kAnyDim : w[1] * a.groups;
   check_weight_attrs(attrs, out_channels, a.weight);
   Pair2D output_padding = pair_attr(attrs, "output_padding", 0);
-  if (output_padding.h >= std::max(a.strides.h, a.dilation.h) || output_padding.w >= std::max(a.strides.w, a.dilation.w))
+  if (output_padding.h >= std::max(a.strides.h, a.dilation.h) ||
+      output_padding.w >= std::max(a.strides.w, a.dilation.w))
     throw std::move(Error("attribute 'output_padding' must be smaller than the stride or the dilation")
                         .expected(cat("values below strides=", attrs.get("strides").to_string(),
                                       " or dilation=", attrs.get("dilation").to_string()),
                                   attrs.get("output_padding").to_string()));
-  int64_t out_h = transposed_extent("height", x, x[2], w[2], a.strides.h, a.dilation.h, a.padding.top,
-                                    a.padding.bottom, output_padding.h);
-  int64_t out_w = transposed_extent("width", x, x[3], w[3], a.strides.w, a.dilation.w, a.padding.left,
-                                    a.padding.right, output_padding.w);
+  int64_t out_h = transposed_extent("height", x, x[2], w[2], a.strides.h, a.dilation.h, a.padding.top, a.padding.bottom,
+                                    output_padding.h);
+  int64_t out_w = transposed_extent("width", x, x[3], w[3], a.strides.w, a.dilation.w, a.padding.left, a.padding.right,
+                                    output_padding.w);
   return tensor_type({x[0], out_channels, out_h, out_w}, out_dtype_attr(attrs, a.data.dtype));
 }
 

@@ -8,9 +8,9 @@ namespace {
 void check_same_dtype(const std::vector<Type>& args, const TensorTypeNode& a, const std::string& a_name,
                       const TensorTypeNode& b, const std::string& b_name) {
   if (a.dtype != b.dtype)
-    throw std::move(Error(cat("dtypes of '", a_name, "' ", type_str(args[0]), " and '", b_name, "' ",
-                              type_str(args[1]), " differ"))
-                        .expected(std::string(dtype_name(a.dtype)), std::string(dtype_name(b.dtype))));
+    throw std::move(
+        Error(cat("dtypes of '", a_name, "' ", type_str(args[0]), " and '", b_name, "' ", type_str(args[1]), " differ"))
+            .expected(std::string(dtype_name(a.dtype)), std::string(dtype_name(b.dtype))));
 }
 
 void check_units(const Attrs& attrs, int64_t n, const std::string& weight_name, const Shape& weight_shape) {
@@ -28,7 +28,8 @@ Type dense_relation(const std::vector<Type>& args, const Attrs& attrs) {
   check_numeric_arg(data, "data");
   check_same_dtype(args, data, "data", weight, "weight");
   if (data.ndim() < 1)
-    throw std::move(Error("argument 'data' must have at least 1 dimension").expected("(..., K)", shape_str(data.shape)));
+    throw std::move(
+        Error("argument 'data' must have at least 1 dimension").expected("(..., K)", shape_str(data.shape)));
   check_same_extent(data.shape.back(), weight.shape[1], "reduction extents (last axes)", "data", data.shape, "weight",
                     weight.shape);
   check_units(attrs, weight.shape[0], "weight", weight.shape);
@@ -49,8 +50,8 @@ MatmulOperand matmul_operand(const TensorTypeNode& t, bool transpose) {
   return transpose ? MatmulOperand{batch, c, r} : MatmulOperand{batch, r, c};
 }
 
-Shape broadcast_batch(const MatmulOperand& a, const std::string& a_name, const Shape& a_shape,
-                      const MatmulOperand& b, const std::string& b_name, const Shape& b_shape) {
+Shape broadcast_batch(const MatmulOperand& a, const std::string& a_name, const Shape& a_shape, const MatmulOperand& b,
+                      const std::string& b_name, const Shape& b_shape) {
   try {
     return broadcast_shapes(a.batch, b.batch);
   } catch (const Error&) {
@@ -69,10 +70,13 @@ Type matmul_relation(const std::vector<Type>& args, const Attrs& attrs) {
   check_same_dtype(args, a, "tensor_a", b, "tensor_b");
   for (const auto& [t, name] : {std::pair{&a, "tensor_a"}, std::pair{&b, "tensor_b"}})
     if (t->ndim() < 1)
-      throw std::move(Error(cat("argument '", name, "' must have at least 1 dimension")).expected("a vector or matrix", "()"));
+      throw std::move(
+          Error(cat("argument '", name, "' must have at least 1 dimension")).expected("a vector or matrix", "()"));
   // A vector a is a row (1, K); a vector b is a column (K, 1).
-  MatmulOperand ma = a.ndim() == 1 ? MatmulOperand{{}, 1, a.shape[0]} : matmul_operand(a, attrs.get_bool("transpose_a"));
-  MatmulOperand mb = b.ndim() == 1 ? MatmulOperand{{}, b.shape[0], 1} : matmul_operand(b, attrs.get_bool("transpose_b"));
+  MatmulOperand ma =
+      a.ndim() == 1 ? MatmulOperand{{}, 1, a.shape[0]} : matmul_operand(a, attrs.get_bool("transpose_a"));
+  MatmulOperand mb =
+      b.ndim() == 1 ? MatmulOperand{{}, b.shape[0], 1} : matmul_operand(b, attrs.get_bool("transpose_b"));
   check_same_extent(ma.cols, mb.rows, "reduction extents", "tensor_a", a.shape, "tensor_b", b.shape);
   Shape out = broadcast_batch(ma, "tensor_a", a.shape, mb, "tensor_b", b.shape);
   if (a.ndim() > 1) out.push_back(ma.rows);
@@ -84,7 +88,8 @@ Type matmul_relation(const std::vector<Type>& args, const Attrs& attrs) {
 // x (B, M, K) x y (B, N, K) -> (B, M, N) with Relay's defaults (y transposed); a batch of 1 broadcasts.
 Type batch_matmul_relation(const std::vector<Type>& args, const Attrs& attrs) {
   const TensorTypeNode& x = arg_tensor_of_rank(args, 0, "x", 3, "batch, M, K");
-  const TensorTypeNode& y = arg_tensor_of_rank(args, 1, "y", 3, attrs.get_bool("transpose_b") ? "batch, N, K" : "batch, K, N");
+  const TensorTypeNode& y =
+      arg_tensor_of_rank(args, 1, "y", 3, attrs.get_bool("transpose_b") ? "batch, N, K" : "batch, K, N");
   check_numeric_arg(x, "x");
   check_same_dtype(args, x, "x", y, "y");
   MatmulOperand mx = matmul_operand(x, attrs.get_bool("transpose_a"));

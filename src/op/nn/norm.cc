@@ -24,8 +24,8 @@ const TensorTypeNode& normalised_data(const std::vector<Type>& args, const Attrs
   check_float_arg(data, "data");
   *axis = normalize_axis(attrs.get_int("axis"), data.ndim(), cat("attribute 'axis' of 'data' ", shape_str(data.shape)));
   if (attrs.get_double("epsilon") < 0)
-    throw std::move(Error("attribute 'epsilon' must not be negative")
-                        .expected(">= 0", attrs.get("epsilon").to_string()));
+    throw std::move(
+        Error("attribute 'epsilon' must not be negative").expected(">= 0", attrs.get("epsilon").to_string()));
   return data;
 }
 

@@ -20,7 +20,8 @@ std::vector<std::pair<int64_t, int64_t>> pad_pairs(const Attrs& attrs, const Sha
   if (items.size() != data_shape.size()) throw pad_width_error("needs one pair per axis", attrs, data_shape);
   std::vector<std::pair<int64_t, int64_t>> pairs;
   for (const AttrValue& item : items) {
-    bool is_pair = item.is_list() && item.as_list().size() == 2 && item.as_list()[0].is_int() && item.as_list()[1].is_int();
+    bool is_pair =
+        item.is_list() && item.as_list().size() == 2 && item.as_list()[0].is_int() && item.as_list()[1].is_int();
     if (!is_pair) throw pad_width_error("must hold pairs of ints", attrs, data_shape);
     pairs.emplace_back(item.as_list()[0].as_int(), item.as_list()[1].as_int());
   }
@@ -39,14 +40,14 @@ Type pad_relation(const std::vector<Type>& args, const Attrs& attrs) {
     auto [before, after] = pairs[d];
     if (out[d] < 0) continue;
     if (out[d] == 0 && mode != "constant" && (before > 0 || after > 0))
-      throw std::move(Error(cat("cannot pad the empty axis ", d, " of 'data' ", shape_str(data.shape), " in ", mode,
-                                " mode"))
-                          .expected("a non-empty axis", "extent 0"));
+      throw std::move(
+          Error(cat("cannot pad the empty axis ", d, " of 'data' ", shape_str(data.shape), " in ", mode, " mode"))
+              .expected("a non-empty axis", "extent 0"));
     out[d] += before + after;
     if (out[d] < 0)
-      throw std::move(Error(cat("attribute 'pad_width' crops more than axis ", d, " of 'data' ", shape_str(data.shape),
-                                " holds"))
-                          .expected(cat("before + after >= ", -data.shape[d]), cat(before + after)));
+      throw std::move(
+          Error(cat("attribute 'pad_width' crops more than axis ", d, " of 'data' ", shape_str(data.shape), " holds"))
+              .expected(cat("before + after >= ", -data.shape[d]), cat(before + after)));
   }
   return tensor_type(out, data.dtype);
 }
@@ -55,8 +56,9 @@ Type pad_relation(const std::vector<Type>& args, const Attrs& attrs) {
 
 void register_nn_pad_ops(OpRegistry& registry) {
   registry.add("nn.pad")
-      .describe("Pads each axis by pad_width[axis] = [before, after] with pad_value (constant), the edge "
-                "element (edge) or the mirror image without the edge (reflect).")
+      .describe(
+          "Pads each axis by pad_width[axis] = [before, after] with pad_value (constant), the edge "
+          "element (edge) or the mirror image without the edge (reflect).")
       .arg("data")
       .arg("pad_value")
       .required_attr("pad_width", AttrKind::kAny)

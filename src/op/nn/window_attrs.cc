@@ -82,9 +82,9 @@ void check_numeric_arg(const TensorTypeNode& t, const std::string& arg_name) {
 void check_same_extent(int64_t a, int64_t b, const std::string& what, const std::string& a_name, const Shape& a_shape,
                        const std::string& b_name, const Shape& b_shape) {
   if (a < 0 || b < 0 || a == b) return;
-  throw std::move(Error(cat(what, " of '", a_name, "' ", shape_str(a_shape), " and '", b_name, "' ",
-                            shape_str(b_shape), " differ"))
-                      .expected(cat(a), cat(b)));
+  throw std::move(
+      Error(cat(what, " of '", a_name, "' ", shape_str(a_shape), " and '", b_name, "' ", shape_str(b_shape), " differ"))
+          .expected(cat(a), cat(b)));
 }
 
 int64_t window_extent(const std::string& axis_name, const Shape& data_shape, int64_t in, int64_t kernel, int64_t stride,

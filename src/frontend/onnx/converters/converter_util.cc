@@ -1,4 +1,5 @@
 #include "frontend/onnx/converters/converter_util.h"
+#include <algorithm>
 
 #include "frontend/onnx/tensor_proto.h"
 #include "kiln/support/strings.h"

@@ -8,6 +8,7 @@
 
 #include "frontend/onnx/converter.h"
 #include "kiln/support/error.h"
+#include "kiln/support/strings.h"
 
 namespace kiln::frontend {
 

@@ -1,6 +1,6 @@
 // Converters: elementwise arithmetic, comparisons, logic, activations, Clip, Cast, Where,
 // Identity, Dropout.
-#include <onnx/onnx-ml.pb.h>
+#include <onnx/onnx_pb.h>
 
 #include "frontend/onnx/converters/converter_util.h"
 
@@ -104,7 +104,7 @@ ConvertResult convert_cast(ConvertContext& c) {
   int onnx_type = static_cast<int>(to->i);
   // Opset 1 names the type as a string ("FLOAT").
   if (to->kind == OnnxAttr::Kind::kString) {
-    onnx::TensorProto_DataType parsed;
+    onnx::TensorProto_DataType parsed = onnx::TensorProto::UNDEFINED;
     check(onnx::TensorProto_DataType_Parse(to->s, &parsed), "attribute 'to' names unknown type '", to->s, "'");
     onnx_type = parsed;
   }
@@ -138,6 +138,8 @@ ConvertResult convert_prelu(ConvertContext& c) {
   Expr x = c.input(0), slope = c.input(1);
   const Shape& xs = c.input_shape(0);
   Shape ss = c.input_shape(1);
+  // Before opset 7 a 1-D slope is per channel; later it broadcasts numpy-style.
+  if (c.opset() < 7 && ss.size() == 1 && xs.size() >= 2) ss.resize(xs.size() - 1, 1);
   while (ss.size() < xs.size()) ss.insert(ss.begin(), 1);
   bool per_channel = xs.size() >= 2 && ss.size() == xs.size() && xs[1] != kAnyDim && ss[1] == xs[1];
   for (size_t d = 0; per_channel && d < ss.size(); ++d) per_channel = d == 1 || ss[d] == 1;

@@ -138,18 +138,27 @@ ConvertResult convert_batch_norm(ConvertContext& c) {
   return outputs;
 }
 
-// Normalises over the axes from `axis` to the last; kiln's nn.layer_norm takes one axis.
+// Normalises over the axes from `axis` to the last. nn.layer_norm covers the common case
+// (last axis, one output); the Mean and InvStdDev outputs or several axes spell it out.
 ConvertResult convert_layer_norm(ConvertContext& c) {
-  check(c.num_outputs() == 1, "LayerNormalization's Mean and InvStdDev outputs are not supported");
   int64_t rank = c.input_rank(0);
   int64_t axis = normalize_onnx_axis(c.attrs().get_int("axis", -1), rank);
-  check(axis == rank - 1, "LayerNormalization over several axes (axis ", axis, " of rank ", rank,
-        ") is not supported; only the last axis");
-  Expr scale = c.input(1);
+  double epsilon = c.attrs().get_float("epsilon", 1e-5);
+  Expr x = c.input(0), scale = c.input(1);
   bool center = c.has_input(2);
-  Expr bias = center ? c.input(2) : scale;  // ignored when center is false
-  return call_op("nn.layer_norm", {c.input(0), scale, bias},
-                 {{"axis", int64_t{-1}}, {"epsilon", c.attrs().get_float("epsilon", 1e-5)}, {"center", center}});
+  if (axis == rank - 1 && c.num_outputs() == 1)
+    return call_op("nn.layer_norm", {x, scale, center ? c.input(2) : scale},
+                   {{"axis", int64_t{-1}}, {"epsilon", epsilon}, {"center", center}});
+  std::vector<int64_t> axes;
+  for (int64_t a = axis; a < rank; ++a) axes.push_back(a);
+  Attrs over_axes{{"axis", axes}, {"keepdims", true}};
+  Expr mean = call_op("mean", {x}, over_axes);
+  Expr centered = call_op("subtract", {x, mean});
+  Expr variance = call_op("mean", {call_op("multiply", {centered, centered})}, over_axes);
+  Expr inv_std = call_op("rsqrt", {call_op("add", {variance, scalar_constant(c.input_dtype(0), epsilon)})});
+  Expr y = call_op("multiply", {call_op("multiply", {centered, inv_std}), scale});
+  if (center) y = call_op("add", {y, c.input(2)});
+  return std::vector<Expr>{y, mean, inv_std};
 }
 
 Expr transpose_2d(const Expr& x) { return call_op("transpose", {x}, {{"axes", std::vector<int64_t>{1, 0}}}); }

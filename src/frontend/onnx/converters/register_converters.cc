@@ -7,11 +7,13 @@ namespace kiln::frontend {
 void register_elementwise_converters(ConverterRegistry& registry);
 void register_nn_converters(ConverterRegistry& registry);
 void register_tensor_converters(ConverterRegistry& registry);
+void register_image_converters(ConverterRegistry& registry);
 
 void register_builtin_converters(ConverterRegistry& registry) {
   register_elementwise_converters(registry);
   register_nn_converters(registry);
   register_tensor_converters(registry);
+  register_image_converters(registry);
 }
 
 }  // namespace kiln::frontend

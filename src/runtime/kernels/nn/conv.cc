@@ -19,8 +19,18 @@ struct ConvGeometry {
 
 ConvGeometry conv_geometry(const Attrs& attrs, const Shape& data, const Shape& weight, const Shape& out) {
   check(data.size() == 4 && weight.size() == 4 && out.size() == 4, "convolution expects 4-D tensors");
-  return {data[0],   data[1],   data[2],   data[3], out[1], out[2], out[3], weight[2], weight[3],
-          attrs.get_int("groups"), kernel_pair(attrs, "strides"), kernel_pair(attrs, "dilation"),
+  return {data[0],
+          data[1],
+          data[2],
+          data[3],
+          out[1],
+          out[2],
+          out[3],
+          weight[2],
+          weight[3],
+          attrs.get_int("groups"),
+          kernel_pair(attrs, "strides"),
+          kernel_pair(attrs, "dilation"),
           kernel_padding(attrs)};
 }
 

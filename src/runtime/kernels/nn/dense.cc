@@ -118,8 +118,8 @@ void batch_matmul_kernel(const Attrs& attrs, std::span<const NDArray> inputs, st
   const Shape& y = inputs[1].shape();
   check(x.size() == 3 && y.size() == 3, "nn.batch_matmul expects 3-D operands");
   bool ta = attrs.get_bool("transpose_a"), tb = attrs.get_bool("transpose_b");
-  MatmulGeometry g{{x[0]}, {y[0]}, {outputs[0].shape()[0]}, ta ? x[2] : x[1], tb ? y[1] : y[2],
-                   ta ? x[1] : x[2], ta, !tb};
+  MatmulGeometry g{{x[0]}, {y[0]}, {outputs[0].shape()[0]}, ta ? x[2] : x[1], tb ? y[1] : y[2], ta ? x[1] : x[2],
+                   ta,     !tb};
   run_matmul(inputs[0], inputs[1], outputs[0], g);
 }
 

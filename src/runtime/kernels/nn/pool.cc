@@ -15,16 +15,23 @@ struct PoolGeometry {
 
 PoolGeometry pool_geometry(const Attrs& attrs, const Shape& in, const Shape& out) {
   const std::string& layout = attrs.get_string("layout");
-  return {layout_extents(in, layout),           layout_strides(in, layout),   layout_extents(out, layout),
-          layout_strides(out, layout),          kernel_pair(attrs, "pool_size"), kernel_pair(attrs, "strides"),
-          kernel_pair(attrs, "dilation"),       kernel_padding(attrs)};
+  return {layout_extents(in, layout),      layout_strides(in, layout),
+          layout_extents(out, layout),     layout_strides(out, layout),
+          kernel_pair(attrs, "pool_size"), kernel_pair(attrs, "strides"),
+          kernel_pair(attrs, "dilation"),  kernel_padding(attrs)};
 }
 
 PoolGeometry global_pool_geometry(const Attrs& attrs, const Shape& in, const Shape& out) {
   const std::string& layout = attrs.get_string("layout");
   Axes4D in_extent = layout_extents(in, layout);
-  return {in_extent, layout_strides(in, layout), layout_extents(out, layout), layout_strides(out, layout),
-          {in_extent.h, in_extent.w}, {1, 1}, {1, 1}, {0, 0, 0, 0}};
+  return {in_extent,
+          layout_strides(in, layout),
+          layout_extents(out, layout),
+          layout_strides(out, layout),
+          {in_extent.h, in_extent.w},
+          {1, 1},
+          {1, 1},
+          {0, 0, 0, 0}};
 }
 
 // For each output row (or column), the taps of the window inside the input, and how
@@ -48,10 +55,10 @@ WindowTaps window_taps(int64_t out_extent, int64_t in_extent, int64_t pool, int6
 // Calls reduce(in_plane, out_index, oh, ow, rows, cols) for every output element of every (n, c) plane.
 template <class Fn>
 void for_each_window(const PoolGeometry& g, Fn&& reduce) {
-  WindowTaps rows = window_taps(g.out_extent.h, g.in_extent.h, g.pool.h, g.strides.h, g.dilation.h, g.padding.top,
-                                g.padding.bottom);
-  WindowTaps cols = window_taps(g.out_extent.w, g.in_extent.w, g.pool.w, g.strides.w, g.dilation.w, g.padding.left,
-                                g.padding.right);
+  WindowTaps rows =
+      window_taps(g.out_extent.h, g.in_extent.h, g.pool.h, g.strides.h, g.dilation.h, g.padding.top, g.padding.bottom);
+  WindowTaps cols =
+      window_taps(g.out_extent.w, g.in_extent.w, g.pool.w, g.strides.w, g.dilation.w, g.padding.left, g.padding.right);
   for (int64_t n = 0; n < g.in_extent.n; ++n) {
     for (int64_t c = 0; c < g.in_extent.c; ++c) {
       const int64_t in_plane = n * g.in_stride.n + c * g.in_stride.c;
@@ -67,8 +74,8 @@ void for_each_window(const PoolGeometry& g, Fn&& reduce) {
 
 template <class T>
 void max_pool(const T* x, T* y, const PoolGeometry& g) {
-  const T lowest = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
-                                                        : std::numeric_limits<T>::lowest();
+  const T lowest =
+      std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
   for_each_window(g, [&](int64_t in_plane, int64_t out_index, int64_t oh, int64_t ow, const WindowTaps& rows,
                          const WindowTaps& cols) {
     const int64_t h0 = oh * g.strides.h - g.padding.top, w0 = ow * g.strides.w - g.padding.left;
@@ -100,8 +107,8 @@ void avg_pool(const C* x, C* y, const PoolGeometry& g, bool count_include_pad) {
       const C* row = x + in_plane + (h0 + kh * g.dilation.h) * g.in_stride.h;
       for (int64_t kw = c.begin; kw < c.end; ++kw) sum += row[(w0 + kw * g.dilation.w) * g.in_stride.w];
     }
-    const int64_t count = count_include_pad ? rows.in_padded[oh] * cols.in_padded[ow]
-                                            : (r.end - r.begin) * (c.end - c.begin);
+    const int64_t count =
+        count_include_pad ? rows.in_padded[oh] * cols.in_padded[ow] : (r.end - r.begin) * (c.end - c.begin);
     y[out_index] = count > 0 ? sum / static_cast<C>(count) : C(0);
   });
 }
