@@ -105,11 +105,24 @@ class UnitPrinter {
 
  private:
   // ---- pass 1: analysis ----
+  void analyse() {
+    order_events();
+    assign_scopes();
+    mark_bindings();
+    for (const Event& ev : events_) {
+      const NodeInfo& ni = info_[ev.node.get()];
+      if (ev.let_line)
+        scopes_[ni.let_scope].events.push_back(&ev);
+      else if (ni.bound)
+        scopes_[ni.scope].events.push_back(&ev);
+    }
+  }
+
   // Events come in Relay's order: a node's children are all expanded (their own children
   // bound) before any of them is bound, and a call's arguments come before its callee.
   // So `add(multiply(%x, s), add(multiply(n, s), %y))` binds s, n, the inner multiply and
   // only then both operands, as TVM prints it.
-  void analyse() {
+  void order_events() {
     struct Frame {
       Expr node;
       std::vector<Expr> kids;
@@ -134,7 +147,7 @@ class UnitPrinter {
     info_[root_.get()].uses = 1;  // the unit itself uses its root
     enter(root_);
     while (!stack.empty()) {
-      Frame& f = stack.back();
+      Frame& f = stack.back();  // enter() may reallocate the stack: `f` is not used after it
       if (const auto* let = as<LetNode>(f.node)) {
         // The value, then the let line, then the body that may use the variable.
         if (f.let_phase == 0) {
@@ -149,19 +162,21 @@ class UnitPrinter {
           bind_event(let->body);
           stack.pop_back();
         }
-        continue;
-      }
-      if (f.next < f.kids.size()) {
+      } else if (f.next < f.kids.size()) {
         Expr kid = f.kids[f.next++];
-        enter(kid);  // may reallocate `stack`
-        continue;
+        enter(kid);
+      } else {
+        std::vector<Expr> kids = std::move(f.kids);
+        stack.pop_back();
+        for (const auto& k : kids) bind_event(k);
       }
-      std::vector<Expr> kids = std::move(f.kids);
-      stack.pop_back();
-      for (const auto& k : kids) bind_event(k);
     }
     bind_event(root_);
-    assign_scopes();
+  }
+
+  // Which nodes get a `%N = ...;` line: every non-atomic node except tail lets, let values
+  // written inside their let line, and a scope's result when nothing else uses it.
+  void mark_bindings() {
     for (auto& [node, ni] : info_) {
       if (node->kind != ExprKind::kLet) continue;
       const ExprNode* value = node_as<LetNode>(node).value.get();
@@ -171,13 +186,6 @@ class UnitPrinter {
     for (auto& [node, ni] : info_)
       ni.bound = !is_atomic(*node) && !ni.flattened_let && !ni.inline_at_let &&
                  !(scopes_[ni.scope].result == node && ni.uses == 1);
-    for (const Event& ev : events_) {
-      const NodeInfo& ni = info_[ev.node.get()];
-      if (ev.let_line)
-        scopes_[ni.let_scope].events.push_back(&ev);
-      else if (ni.bound)
-        scopes_[ni.scope].events.push_back(&ev);
-    }
   }
 
   // Children in Relay's printing order: a call's arguments before its callee.

@@ -2,6 +2,8 @@
 // checked against numpy.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "frontend/onnx/converter.h"
 #include "frontend/onnx/converters/converter_util.h"
 #include "frontend/onnx_test_util.h"
@@ -16,9 +18,14 @@ ConverterRegistry::Lookup find(const ConverterRegistry& r, int64_t opset) { retu
 
 TEST(OnnxConverterRegistry, PicksTheHighestVersionNotAboveTheOpset) {
   ConverterRegistry r;
-  auto impl = [](int v) { return [v](frontend::ConvertContext&) -> frontend::ConvertResult { return make_constant(NDArray::scalar(DType::kInt64, v)); }; };
+  auto impl = [](int v) {
+    return [v](frontend::ConvertContext&) -> frontend::ConvertResult {
+      return make_constant(NDArray::scalar(DType::kInt64, v));
+    };
+  };
   r.add("Op", 1, impl(1)).add("Op", 6, impl(6)).add("ai.onnx", "Op", 13, impl(13));
-  for (auto [opset, chosen] : std::vector<std::pair<int64_t, int>>{{1, 1}, {5, 1}, {6, 6}, {12, 6}, {13, 13}, {99, 13}}) {
+  for (auto [opset, chosen] :
+       std::vector<std::pair<int64_t, int>>{{1, 1}, {5, 1}, {6, 6}, {12, 6}, {13, 13}, {99, 13}}) {
     auto found = find(r, opset);
     ASSERT_EQ(found.match, ConverterRegistry::Match::kFound) << "opset " << opset;
     EXPECT_EQ(found.since_version, chosen) << "opset " << opset;
@@ -71,15 +78,21 @@ TEST(OnnxAttrConverter, RenamesDefaultsIgnoresForbidsAndChecks) {
                  .set("layout", "NCHW");
   EXPECT_EQ(cvt.convert(ctx).to_string(), "pool_size=[3, 3], strides=[2, 2], ceil_mode=True, layout=\"NCHW\"");
   auto forbidding = frontend::AttrConverter("nn.max_pool2d").forbid("storage_order", "column major");
-  EXPECT_TRUE(contains(error_of([&] { forbidding.convert(ctx); }), "attribute 'storage_order' is not supported: column major"));
-  auto checking = frontend::AttrConverter("x").ignore("kernel_shape").ignore("storage_order").ignore("alpha").check(
-      [](const frontend::OnnxAttrs& a) { check(a.get_float("alpha") < 0.1, "alpha too large"); });
+  EXPECT_TRUE(
+      contains(error_of([&] { forbidding.convert(ctx); }), "attribute 'storage_order' is not supported: column major"));
+  auto checking =
+      frontend::AttrConverter("x")
+          .ignore("kernel_shape")
+          .ignore("storage_order")
+          .ignore("alpha")
+          .check([](const frontend::OnnxAttrs& a) { check(a.get_float("alpha") < 0.1, "alpha too large"); });
   EXPECT_TRUE(contains(error_of([&] { checking.convert(ctx); }), "alpha too large"));
   auto warning = frontend::AttrConverter("x").ignore("kernel_shape").ignore_with_warning("alpha", "approximated");
   EXPECT_EQ(warning.convert(ctx).to_string(), "storage_order=0");
   ASSERT_EQ(state.warnings.size(), 1u);
   EXPECT_EQ(state.warnings[0], "node 'n' (Fake): attribute 'alpha' is ignored: approximated");
-  EXPECT_TRUE(contains(error_of([&] { attrs.get_ints("alpha"); }), "attribute 'alpha' has the wrong kind (expected a list of ints, found FLOAT)"));
+  EXPECT_TRUE(contains(error_of([&] { attrs.get_ints("alpha"); }),
+                       "attribute 'alpha' has the wrong kind (expected a list of ints, found FLOAT)"));
   EXPECT_TRUE(contains(error_of([&] { attrs.get_int("axis"); }), "required attribute 'axis' is missing"));
 }
 
@@ -160,8 +173,9 @@ TEST(OnnxConverters, GemmWithTransposesAlphaAndBeta) {
   set_attr(n, "transB", int64_t{1});
   set_attr(n, "alpha", 0.5);
   set_attr(n, "beta", 2.0);
-  NDArray expected = numpy_reference(dir, {{"a", a}, {"w", w}, {"c", c}},
-                                     "out = (0.5 * np.load('a.npy').T @ np.load('w.npy').T + 2 * np.load('c.npy')).astype(np.float32)");
+  NDArray expected = numpy_reference(
+      dir, {{"a", a}, {"w", w}, {"c", c}},
+      "out = (0.5 * np.load('a.npy').T @ np.load('w.npy').T + 2 * np.load('c.npy')).astype(np.float32)");
   expect_matches(run_model(b, {a})[0], expected);
 }
 
@@ -244,9 +258,11 @@ TEST(OnnxConverters, BatchNormAndPad) {
   expect_matches(out[0], numpy_reference(dir, {{"x", x}, {"s", scale}, {"b", bias}, {"m", mean}, {"v", var}}, R"(
 r = lambda n: np.load(n + '.npy').reshape(1, 2, 1, 1)
 out = (np.load('x.npy') - r('m')) / np.sqrt(r('v') + 1e-3) * r('s') + r('b')
-)"), 1e-4);
-  expect_matches(out[1], numpy_reference(dir, {{"x", x}},
-                                         "out = np.pad(np.load('x.npy'), ((0, 0), (0, 0), (1, 0), (0, 2)), constant_values=9)"));
+)"),
+                 1e-4);
+  expect_matches(
+      out[1], numpy_reference(dir, {{"x", x}},
+                              "out = np.pad(np.load('x.npy'), ((0, 0), (0, 0), (1, 0), (0, 2)), constant_values=9)"));
 }
 
 TEST(OnnxConverters, ResizeNearestAndLinear) {
@@ -274,7 +290,10 @@ out = np.stack([interp(c, 4) for c in rows.T]).T[None, None].astype(np.float32)
 
 TEST(OnnxConverters, ConstantOfShapeRangeAndCast) {
   OnnxModelBuilder b(13);
-  b.input("x", {2}).output_any("filled", onnx::TensorProto::INT64).output_any("range").output_any("cast", onnx::TensorProto::INT32);
+  b.input("x", {2})
+      .output_any("filled", onnx::TensorProto::INT64)
+      .output_any("range")
+      .output_any("cast", onnx::TensorProto::INT32);
   b.initializer("shape", ints({2, 3})).initializer("start", tensor({}, {1})).initializer("limit", tensor({}, {2.5}));
   b.initializer("delta", tensor({}, {0.5}));
   set_attr(b.node("ConstantOfShape", {"shape"}, {"filled"}), "value", ints({7}));

@@ -43,7 +43,8 @@ TEST(OnnxImport, ConvertsASimpleModel) {
 
 TEST(OnnxImport, EmptyTruncatedAndNonOnnxBytesFailClearly) {
   std::string good = relu_model().bytes();
-  EXPECT_TRUE(contains(error_of([&] { from_onnx_bytes("", {}, "m.onnx"); }), "m.onnx: not an ONNX model: the file is empty"));
+  EXPECT_TRUE(
+      contains(error_of([&] { from_onnx_bytes("", {}, "m.onnx"); }), "m.onnx: not an ONNX model: the file is empty"));
   std::string truncated = error_of([&] { from_onnx_bytes(good.substr(0, good.size() - 7), {}, "m.onnx"); });
   EXPECT_TRUE(contains(truncated, "m.onnx: not a valid ONNX model"));
   EXPECT_TRUE(contains(truncated, "truncated, corrupt or not ONNX"));
@@ -51,11 +52,13 @@ TEST(OnnxImport, EmptyTruncatedAndNonOnnxBytesFailClearly) {
   // Valid protobuf that is not a model: an empty message parses, but has no graph.
   onnx::ModelProto no_graph;
   no_graph.set_ir_version(8);
-  EXPECT_TRUE(contains(error_of([&] { from_onnx_bytes(no_graph.SerializeAsString(), {}, "m.onnx"); }), "parses as protobuf but has no graph"));
+  EXPECT_TRUE(contains(error_of([&] { from_onnx_bytes(no_graph.SerializeAsString(), {}, "m.onnx"); }),
+                       "parses as protobuf but has no graph"));
 }
 
 TEST(OnnxImport, MissingFileIsNamed) {
-  EXPECT_TRUE(contains(error_of([] { from_onnx_file("/no/such/dir/model.onnx"); }), "/no/such/dir/model.onnx: cannot open"));
+  EXPECT_TRUE(
+      contains(error_of([] { from_onnx_file("/no/such/dir/model.onnx"); }), "/no/such/dir/model.onnx: cannot open"));
 }
 
 TEST(OnnxImport, CheckerComplaintsAreOneLineAndCanBeSkipped) {
@@ -121,7 +124,8 @@ TEST(OnnxImport, AllUnsupportedOpsAreReportedInOneError) {
   no_check.run_checker = false;
   std::string message = error_of([&] { import(b, no_check); });
   EXPECT_TRUE(contains(message, "3 unsupported ONNX ops: "));
-  EXPECT_TRUE(contains(message, "Frobnicate (domain ai.onnx, opset 13: no converter; nodes 'f1', 'f2', 'f3' and 1 more)"));
+  EXPECT_TRUE(
+      contains(message, "Frobnicate (domain ai.onnx, opset 13: no converter; nodes 'f1', 'f2', 'f3' and 1 more)"));
   EXPECT_TRUE(contains(message, "Twiddle (domain com.example, opset 3: no converter; node 't1')"));
   EXPECT_TRUE(contains(message, "Nope (domain org.unimported, the model imports no opset for this domain; node 'n1')"));
 }
@@ -132,7 +136,8 @@ TEST(OnnxImport, OpsetBelowEveryConverterIsAClearError) {
   b.node("LessOrEqual", {"x", "z"}, {"y"}, "le");
   OnnxImportOptions no_check;
   no_check.run_checker = false;
-  EXPECT_TRUE(contains(error_of([&] { import(b, no_check); }), "LessOrEqual (domain ai.onnx, opset 11: kiln converts it from opset 12 on; node 'le')"));
+  EXPECT_TRUE(contains(error_of([&] { import(b, no_check); }),
+                       "LessOrEqual (domain ai.onnx, opset 11: kiln converts it from opset 12 on; node 'le')"));
 }
 
 TEST(OnnxImport, UnknownDimensionWarnsNamingTheInputAndStaysUnknown) {
@@ -155,7 +160,8 @@ TEST(OnnxImport, ShapeAndDtypeOverridesApplyByName) {
   options.dtypes["data"] = DType::kFloat64;
   OnnxModel m = import(b, options);
   EXPECT_TRUE(m.warnings.empty());
-  EXPECT_EQ(type_str(m.module.lookup("main")->checked_type()), "fn (Tensor[(5, 3), float64]) -> Tensor[(5, 3), float64]");
+  EXPECT_EQ(type_str(m.module.lookup("main")->checked_type()),
+            "fn (Tensor[(5, 3), float64]) -> Tensor[(5, 3), float64]");
 }
 
 TEST(OnnxImport, ShapeOverrideOfWrongRankOrUnknownNameIsAnError) {
@@ -164,10 +170,13 @@ TEST(OnnxImport, ShapeOverrideOfWrongRankOrUnknownNameIsAnError) {
   b.node("Relu", {"data"}, {"y"});
   OnnxImportOptions rank;
   rank.shapes["data"] = {1, 2, 3};
-  EXPECT_TRUE(contains(error_of([&] { import(b, rank); }), "--shape for input 'data' has the wrong rank (expected rank 2 like (N, 3), found rank 3 (1, 2, 3))"));
+  EXPECT_TRUE(
+      contains(error_of([&] { import(b, rank); }),
+               "--shape for input 'data' has the wrong rank (expected rank 2 like (N, 3), found rank 3 (1, 2, 3))"));
   OnnxImportOptions name;
   name.shapes["date"] = {1, 3};
-  EXPECT_TRUE(contains(error_of([&] { import(b, name); }), "--shape names 'date', which is not an input of the model (expected one of 'data'"));
+  EXPECT_TRUE(contains(error_of([&] { import(b, name); }),
+                       "--shape names 'date', which is not an input of the model (expected one of 'data'"));
 }
 
 TEST(OnnxImport, ParseShapeOverride) {
@@ -231,8 +240,14 @@ TEST(OnnxImport, NamelessInitializerIsAnError) {
 
 TEST(OnnxImport, BindParamsChecksNamesAndTypes) {
   OnnxModel m = import(add_weight_model(false));
-  EXPECT_TRUE(contains(error_of([&] { bind_params(m.module, {{"v", tensor({2}, {0, 0})}}); }), "@main has no parameter of that name"));
-  EXPECT_TRUE(contains(error_of([&] { bind_params(m.module, {{"w", tensor({3}, {0, 0, 0})}}); }), "cannot bind 'w': the value has the wrong type (expected Tensor[(2), float32]"));
+  EXPECT_TRUE(contains(error_of([&] {
+                         bind_params(m.module, {{"v", tensor({2}, {0, 0})}});
+                       }),
+                       "@main has no parameter of that name"));
+  EXPECT_TRUE(contains(error_of([&] {
+                         bind_params(m.module, {{"w", tensor({3}, {0, 0, 0})}});
+                       }),
+                       "cannot bind 'w': the value has the wrong type (expected Tensor[(2), float32]"));
 }
 
 TEST(OnnxImport, SeveralOutputsBecomeATuple) {
@@ -310,7 +325,8 @@ TEST(OnnxImport, FixedInputsBecomeConstants) {
   options.fixed_inputs["shape"] = ints({3, 2});
   OnnxModel m = import(b, options);
   EXPECT_EQ(m.input_names, std::vector<std::string>{"x"});
-  EXPECT_EQ(type_str(m.module.lookup("main")->checked_type()), "fn (Tensor[(2, 3), float32]) -> Tensor[(3, 2), float32]");
+  EXPECT_EQ(type_str(m.module.lookup("main")->checked_type()),
+            "fn (Tensor[(2, 3), float32]) -> Tensor[(3, 2), float32]");
 }
 
 // 20,000 chained nodes: typing as they are converted must stay linear (and iterative).
@@ -350,7 +366,8 @@ TEST(OnnxImport, ExternalDataLoadsRelativeToTheModel) {
   write_file(dir.file("escape.onnx"), b.bytes());
   OnnxImportOptions no_check;
   no_check.run_checker = false;
-  EXPECT_TRUE(contains(error_of([&] { from_onnx_file(dir.file("escape.onnx"), no_check); }), "outside the model's directory"));
+  EXPECT_TRUE(
+      contains(error_of([&] { from_onnx_file(dir.file("escape.onnx"), no_check); }), "outside the model's directory"));
   t->mutable_external_data(0)->set_value("missing.bin");
   write_file(dir.file("missing.onnx"), b.bytes());
   EXPECT_TRUE(contains(error_of([&] { from_onnx_file(dir.file("missing.onnx"), no_check); }), "cannot be opened"));

@@ -78,13 +78,15 @@ TEST(OnnxTensorProto, MalformedTensorsAreErrorsNamingThem) {
   EXPECT_TRUE(contains(error_of([&] { ndarray_from_tensor_proto(few, ""); }),
                        "tensor 'idx' of shape (3) has the wrong number of values in int64_data (expected 3, found 1)"));
   onnx::TensorProto none = proto(onnx::TensorProto::FLOAT, {2}, "nodata");
-  EXPECT_TRUE(contains(error_of([&] { ndarray_from_tensor_proto(none, ""); }), "tensor 'nodata' of shape (2) holds no data"));
+  EXPECT_TRUE(
+      contains(error_of([&] { ndarray_from_tensor_proto(none, ""); }), "tensor 'nodata' of shape (2) holds no data"));
   onnx::TensorProto strings = proto(onnx::TensorProto::STRING, {1}, "s");
   strings.add_string_data("hi");
   EXPECT_TRUE(contains(error_of([&] { ndarray_from_tensor_proto(strings, ""); }),
                        "tensor 's' has element type string, which kiln does not support"));
   onnx::TensorProto negative = proto(onnx::TensorProto::FLOAT, {-1}, "neg");
-  EXPECT_TRUE(contains(error_of([&] { ndarray_from_tensor_proto(negative, ""); }), "tensor 'neg' has a negative dimension -1"));
+  EXPECT_TRUE(
+      contains(error_of([&] { ndarray_from_tensor_proto(negative, ""); }), "tensor 'neg' has a negative dimension -1"));
   onnx::TensorProto external = proto(onnx::TensorProto::FLOAT, {1}, "ext");
   external.set_data_location(onnx::TensorProto::EXTERNAL);
   auto* loc = external.add_external_data();

@@ -2,7 +2,7 @@
 // must read back and print identically, and printing must be a fixed point.
 #include <gtest/gtest.h>
 
-#include <regex>
+#include <cctype>
 
 #include "ir/text_test_util.h"
 #include "kiln/ir/op.h"
@@ -178,8 +178,22 @@ std::vector<Seed> seeds() {
   };
 }
 
-std::string strip_type_comments(const std::string& text) {
-  return std::regex_replace(text, std::regex(R"( /\* ty=[^*]*\*/)"), "");
+std::string strip_type_comments(std::string text) {
+  for (size_t start; (start = text.find(" /* ty=")) != std::string::npos;) {
+    size_t end = text.find("*/", start);
+    text.erase(start, end + 2 - start);
+  }
+  return text;
+}
+
+// Replaces calls of op `from` (not ops whose name merely ends in it) with calls of `to`.
+std::string rename_calls(std::string text, const std::string& from, const std::string& to) {
+  auto part_of_name = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; };
+  for (size_t at = text.find(from + "("); at != std::string::npos; at = text.find(from + "(", at + 1)) {
+    if (at > 0 && part_of_name(text[at - 1])) continue;
+    text.replace(at, from.size(), to);
+  }
+  return text;
 }
 
 bool is_expression(const std::string& text) { return text.rfind("fn ", 0) == 0; }
@@ -220,7 +234,7 @@ TEST_P(SeedRoundTrip, PrintsBackIdentically) {
   for (const auto& op : seed.needs) {
     if (OpRegistry::global().find(op)) continue;
     check_types = false;
-    expected = std::regex_replace(expected, std::regex("\\b" + op + "\\("), "concatenate(");
+    expected = rename_calls(expected, op, "concatenate");
   }
   if (!check_types) expected = strip_type_comments(expected);
   PrintOptions opts;

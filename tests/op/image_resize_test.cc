@@ -140,8 +140,9 @@ from onnx import numpy_helper
 root = os.path.join(os.path.dirname(onnx.__file__), 'backend', 'test', 'data', 'node')
 for d in sorted(glob.glob(os.path.join(root, 'test_resize_*'))):
     model = onnx.load(os.path.join(d, 'model.onnx'))
-    node = model.graph.node[0]
-    values = {}
+    node = [n for n in model.graph.node if n.op_type == 'Resize'][0]
+    values = {n.output[0]: numpy_helper.to_array(n.attribute[0].t)
+              for n in model.graph.node if n.op_type == 'Constant'}
     for i, graph_input in enumerate(model.graph.input):
         t = onnx.TensorProto()
         with open(os.path.join(d, 'test_data_set_0', 'input_%d.pb' % i), 'rb') as f:
@@ -157,7 +158,7 @@ for d in sorted(glob.glob(os.path.join(root, 'test_resize_*'))):
     x = values[names[0]]
     if x.ndim != 4 or y.shape[:2] != x.shape[:2]:
         continue
-    roi = values[names[1]] if names[1] else np.zeros(8)
+    roi = values[names[1]] if names[1] and values[names[1]].size else np.zeros(8)
     method = {'nearest': 'nearest_neighbor'}.get(s(a.get('mode', 'nearest')), s(a.get('mode', 'nearest')))
     print('case', os.path.basename(d))
     print('attrs', method, s(a.get('coordinate_transformation_mode', 'half_pixel')),
@@ -245,6 +246,17 @@ TEST(ImageResizeKernel, MatchesOnnxBackendTestCases) {
 
 // ---- comparison with ONNX's reference implementation on random data ----
 
+// Loads the interpolation functions of onnx's Resize test generator (onnx 1.12:
+// onnx/backend/test/case/node/resize.py) without importing the onnx package, which takes
+// most of a second: only the module-level functions before the test class are executed.
+const char* kOnnxReferenceFunctions = R"(
+import importlib.util, os
+_path = os.path.join(os.path.dirname(importlib.util.find_spec('onnx').origin),
+                     'backend', 'test', 'case', 'node', 'resize.py')
+_source = open(_path).read().split('class Resize')[0]
+exec('\n'.join(l for l in _source.splitlines() if not l.startswith(('from .', 'import onnx'))))
+)";
+
 TEST(ImageResizeKernel, MatchesOnnxReferenceOnRandomData) {
   NDArray x = sample_tensor({1, 1, 4, 5}, 61, -2, 2);
   const Ints size = {6, 3};  // upsample rows, downsample columns
@@ -261,9 +273,7 @@ TEST(ImageResizeKernel, MatchesOnnxReferenceOnRandomData) {
       modes.push_back({"nearest_neighbor", coord, rounding, "lambda r: nearest_coeffs(r, '" + rounding + "')", 0});
   }
   std::ostringstream script;
-  script << "from onnx.backend.test.case.node.resize import interpolate_nd, linear_coeffs, nearest_coeffs, "
-            "cubic_coeffs\nx = "
-         << np_array(x) << "\n";
+  script << kOnnxReferenceFunctions << "x = " << np_array(x) << "\n";
   for (const Mode& m : modes)
     script << "print(' '.join(repr(float(v)) for v in interpolate_nd(x, " << m.python_coeffs
            << ", output_size=[1, 1, 6, 3], coordinate_transformation_mode='" << m.coord

@@ -97,14 +97,15 @@ TEST(NnPadKernel, MatchesNumpyAllModes) {
   NDArray x = sample_tensor({2, 3, 4}, 51);
   auto pairs = widths({{1, 2}, {0, 3}, {2, 1}});
   std::string np_pairs = "((1, 2), (0, 3), (2, 1))";
-  std::string prelude = "x = " + np_array(x) + "\n";
-  expect_close(run_op("nn.pad", {x, NDArray::scalar(DType::kFloat32, -2.5)}, {{"pad_width", pairs}})[0],
-               run_python(prelude + print_values("np.pad(x, " + np_pairs + ", constant_values=-2.5)")));
-  for (std::string mode : {"edge", "reflect"}) {
-    expect_close(
-        run_op("nn.pad", {x, NDArray::scalar(DType::kFloat32, 0)}, {{"pad_width", pairs}, {"pad_mode", mode}})[0],
-        run_python(prelude + print_values("np.pad(x, " + np_pairs + ", mode='" + mode + "')")));
-  }
+  std::string script = "x = " + np_array(x) + "\n" + print_values("np.pad(x, " + np_pairs + ", constant_values=-2.5)") +
+                       "\n" + print_values("np.pad(x, " + np_pairs + ", mode='edge')") + "\n" +
+                       print_values("np.pad(x, " + np_pairs + ", mode='reflect')") + "\n";
+  std::vector<std::vector<double>> expected = run_python_lines(script);
+  ASSERT_EQ(expected.size(), 3u);
+  expect_close(run_op("nn.pad", {x, NDArray::scalar(DType::kFloat32, -2.5)}, {{"pad_width", pairs}})[0], expected[0]);
+  NDArray zero = NDArray::scalar(DType::kFloat32, 0);
+  expect_close(run_op("nn.pad", {x, zero}, {{"pad_width", pairs}, {"pad_mode", "edge"}})[0], expected[1]);
+  expect_close(run_op("nn.pad", {x, zero}, {{"pad_width", pairs}, {"pad_mode", "reflect"}})[0], expected[2]);
 }
 
 TEST(NnPadKernel, ReflectBeyondTheExtentMatchesNumpy) {

@@ -143,49 +143,66 @@ TEST(NnPoolKernel, NhwcWindowPooling) {
 // ---- comparison with numpy ----
 
 // numpy pooling over taps stacked on a new axis; NaN marks positions outside the input.
-std::string numpy_pool(const NDArray& x, const std::string& kind, Ints k, Ints s, Ints d, Ints pad, bool ceil,
-                       bool include_pad) {
-  std::ostringstream os;
-  os << "x = " << np_array(x) << "\nkind = '" << kind << "'\n"
-     << "kh, kw, sh, sw, dh, dw = " << k[0] << ", " << k[1] << ", " << s[0] << ", " << s[1] << ", " << d[0] << ", "
-     << d[1] << "\npt, pl, pb, pr = " << pad[0] << ", " << pad[1] << ", " << pad[2] << ", " << pad[3]
-     << "\nceil, include_pad = " << (ceil ? "True" : "False") << ", " << (include_pad ? "True" : "False") << R"(
-def out_len(n, k, s, d, pb, pa):
-    span = n + pb + pa - d * (k - 1) - 1
-    o = (-(-span // s) if ceil else span // s) + 1
-    if ceil and (o - 1) * s >= n + pb:
-        o -= 1
-    return o
-N, C, H, W = x.shape
-OH, OW = out_len(H, kh, sh, dh, pt, pb), out_len(W, kw, sw, dw, pl, pr)
-eh = max(0, (OH - 1) * sh + dh * (kh - 1) + 1 - (H + pt + pb))
-ew = max(0, (OW - 1) * sw + dw * (kw - 1) + 1 - (W + pl + pr))
-xp = np.pad(x, ((0, 0), (0, 0), (pt, pb + eh), (pl, pr + ew)), constant_values=np.nan)
-padded = np.pad(np.ones((H + pt + pb, W + pl + pr)), ((0, eh), (0, ew)))
-def taps(a):
-    return np.stack([a[..., i * dh:i * dh + (OH - 1) * sh + 1:sh, j * dw:j * dw + (OW - 1) * sw + 1:sw]
-                     for i in range(kh) for j in range(kw)])
-if kind == 'max':
-    out = np.nanmax(taps(xp), axis=0)
-else:
+const char* kNumpyPool = R"(
+def pool(x, kind, k, s, d, pads, ceil, include_pad):
+    (kh, kw), (sh, sw), (dh, dw), (pt, pl, pb, pr) = k, s, d, pads
+    def out_len(n, k, s, d, pb, pa):
+        span = n + pb + pa - d * (k - 1) - 1
+        o = (-(-span // s) if ceil else span // s) + 1
+        if ceil and (o - 1) * s >= n + pb:
+            o -= 1
+        return o
+    N, C, H, W = x.shape
+    OH, OW = out_len(H, kh, sh, dh, pt, pb), out_len(W, kw, sw, dw, pl, pr)
+    eh = max(0, (OH - 1) * sh + dh * (kh - 1) + 1 - (H + pt + pb))
+    ew = max(0, (OW - 1) * sw + dw * (kw - 1) + 1 - (W + pl + pr))
+    xp = np.pad(x, ((0, 0), (0, 0), (pt, pb + eh), (pl, pr + ew)), constant_values=np.nan)
+    padded = np.pad(np.ones((H + pt + pb, W + pl + pr)), ((0, eh), (0, ew)))
+    def taps(a):
+        return np.stack([a[..., i * dh:i * dh + (OH - 1) * sh + 1:sh, j * dw:j * dw + (OW - 1) * sw + 1:sw]
+                         for i in range(kh) for j in range(kw)])
     t = taps(xp)
+    if kind == 'max':
+        return np.nanmax(t, axis=0)
     count = taps(padded).sum(axis=0) if include_pad else (~np.isnan(t)).sum(axis=0)
-    out = np.nansum(t, axis=0) / count
-)" << print_values("out");
-  return os.str();
+    return np.nansum(t, axis=0) / count
+)";
+
+std::string py_tuple(const Ints& v) {
+  std::string s = "(";
+  for (int64_t x : v) s += std::to_string(x) + ", ";
+  return s + ")";
+}
+
+// Python call of pool() on `x` with these parameters, printing the result.
+std::string numpy_pool_call(const std::string& kind, const Ints& k, const Ints& s, const Ints& d, const Ints& pad,
+                            bool ceil, bool include_pad) {
+  return print_values("pool(x, '" + kind + "', " + py_tuple(k) + ", " + py_tuple(s) + ", " + py_tuple(d) + ", " +
+                      py_tuple(pad) + ", " + (ceil ? "True" : "False") + ", " + (include_pad ? "True" : "False") +
+                      ")") +
+         "\n";
 }
 
 TEST(NnPoolKernel, MatchesNumpy) {
   NDArray x = sample_tensor({2, 3, 11, 10}, 21, -3, 3);
   Ints k = {3, 2}, s = {2, 1}, d = {1, 2}, pad = {1, 0, 1, 1};
+  std::string script = std::string(kNumpyPool) + "x = " + np_array(x) + "\n";
+  std::vector<std::pair<std::string, Attrs>> runs;
   for (bool ceil : {false, true}) {
     Attrs attrs = {{"pool_size", k}, {"strides", s}, {"dilation", d}, {"padding", pad}, {"ceil_mode", ceil}};
-    expect_close(run_op("nn.max_pool2d", {x}, attrs)[0], run_python(numpy_pool(x, "max", k, s, d, pad, ceil, false)));
+    runs.emplace_back("nn.max_pool2d", attrs);
+    script += numpy_pool_call("max", k, s, d, pad, ceil, false);
     for (bool include : {false, true}) {
       attrs.set("count_include_pad", include);
-      expect_close(run_op("nn.avg_pool2d", {x}, attrs)[0],
-                   run_python(numpy_pool(x, "avg", k, s, d, pad, ceil, include)));
+      runs.emplace_back("nn.avg_pool2d", attrs);
+      script += numpy_pool_call("avg", k, s, d, pad, ceil, include);
     }
+  }
+  std::vector<std::vector<double>> expected = run_python_lines(script);
+  ASSERT_EQ(expected.size(), runs.size());
+  for (size_t i = 0; i < runs.size(); ++i) {
+    SCOPED_TRACE(runs[i].first + " " + runs[i].second.to_string());
+    expect_close(run_op(runs[i].first, {x}, runs[i].second)[0], expected[i]);
   }
 }
 
@@ -197,7 +214,8 @@ TEST(NnPoolKernel, CeilModeMatchesNumpyWithStrideThree) {
   Attrs attrs = {{"pool_size", k}, {"strides", s}, {"padding", pad}, {"ceil_mode", true}, {"count_include_pad", true}};
   auto out = run_op("nn.avg_pool2d", {x}, attrs);
   EXPECT_EQ(out[0].shape(), (Shape{1, 2, 3, 3}));
-  expect_close(out[0], run_python(numpy_pool(x, "avg", k, s, d, pad, true, true)));
+  expect_close(out[0], run_python(std::string(kNumpyPool) + "x = " + np_array(x) + "\n" +
+                                  numpy_pool_call("avg", k, s, d, pad, true, true)));
 }
 
 }  // namespace

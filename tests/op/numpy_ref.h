@@ -75,6 +75,18 @@ inline std::vector<double> run_python(const std::string& script) {
   return numbers;
 }
 
+// Runs `script` and returns the numbers of each printed line, line by line.
+inline std::vector<std::vector<double>> run_python_lines(const std::string& script) {
+  std::vector<std::vector<double>> lines;
+  std::istringstream in(python_output(script));
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    lines.emplace_back();
+    for (std::string token; words >> token;) lines.back().push_back(std::strtod(token.c_str(), nullptr));
+  }
+  return lines;
+}
+
 // Python statement printing a numpy array's values in row-major order.
 inline std::string print_values(const std::string& expr) {
   return "print(' '.join(repr(float(v)) for v in np.asarray(" + expr + ", dtype=np.float64).ravel()))";

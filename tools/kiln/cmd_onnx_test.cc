@@ -2,14 +2,13 @@
 // test_data_set_*/input_*.pb and output_*.pb) through the frontend and the interpreter and
 // compares with ONNX's tolerances. A directory holding case directories runs them all.
 // Prints one line per failing case and ends with "N passed, N failed, N skipped".
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "cli.h"
 #include "kiln/frontend/onnx.h"
@@ -35,9 +34,7 @@ struct Tolerance {
   double atol = 1e-7;
 };
 
-bool is_case_dir(const fs::path& dir) {
-  return fs::exists(dir / "model.onnx") || fs::exists(dir / "data.json");
-}
+bool is_case_dir(const fs::path& dir) { return fs::exists(dir / "model.onnx") || fs::exists(dir / "data.json"); }
 
 // The case directories named on the command line, or found one level below them.
 std::vector<fs::path> collect_cases(const std::vector<std::string>& paths) {
@@ -78,7 +75,8 @@ std::vector<fs::path> numbered_files(const fs::path& dir, const std::string& pre
 std::vector<fs::path> data_sets(const fs::path& dir) {
   std::vector<fs::path> sets;
   for (const auto& entry : fs::directory_iterator(dir))
-    if (entry.is_directory() && starts_with(entry.path().filename().string(), "test_data_set_")) sets.push_back(entry.path());
+    if (entry.is_directory() && starts_with(entry.path().filename().string(), "test_data_set_"))
+      sets.push_back(entry.path());
   std::sort(sets.begin(), sets.end());
   return sets;
 }
@@ -110,7 +108,9 @@ std::string skip_reason(const fs::path& dir, const OnnxGraphSummary& summary) {
   return "";
 }
 
-std::string element_str(const NDArray& a, int64_t i) { return is_float(a.dtype()) ? format_double(a.at(i)) : cat(a.int_at(i)); }
+std::string element_str(const NDArray& a, int64_t i) {
+  return is_float(a.dtype()) ? format_double(a.at(i)) : cat(a.int_at(i));
+}
 
 // "" when `actual` matches `expected` (numpy's assert_allclose for floats, NaN equal to NaN;
 // exact for integers and bools), else what differs.

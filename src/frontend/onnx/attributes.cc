@@ -125,14 +125,14 @@ double OnnxAttrs::get_float(const std::string& name, double fallback) const {
   return has(name) ? get_float(name) : fallback;
 }
 
-const std::string& OnnxAttrs::get_string(const std::string& name) const {
-  return get(name, OnnxAttr::Kind::kString).s;
-}
+const std::string& OnnxAttrs::get_string(const std::string& name) const { return get(name, OnnxAttr::Kind::kString).s; }
 std::string OnnxAttrs::get_string(const std::string& name, const std::string& fallback) const {
   return has(name) ? get_string(name) : fallback;
 }
 
-std::vector<int64_t> OnnxAttrs::get_ints(const std::string& name) const { return get(name, OnnxAttr::Kind::kInts).ints; }
+std::vector<int64_t> OnnxAttrs::get_ints(const std::string& name) const {
+  return get(name, OnnxAttr::Kind::kInts).ints;
+}
 std::vector<int64_t> OnnxAttrs::get_ints(const std::string& name, const std::vector<int64_t>& fallback) const {
   return has(name) ? get_ints(name) : fallback;
 }

@@ -6,8 +6,8 @@
 
 namespace kiln::frontend {
 
-ConvertContext::ConvertContext(const onnx::NodeProto& node, std::string label, int64_t opset,
-                               std::vector<Expr> inputs, const OnnxAttrs& attrs, ImportState& state)
+ConvertContext::ConvertContext(const onnx::NodeProto& node, std::string label, int64_t opset, std::vector<Expr> inputs,
+                               const OnnxAttrs& attrs, ImportState& state)
     : node_(node), label_(std::move(label)), opset_(opset), inputs_(std::move(inputs)), attrs_(attrs), state_(state) {}
 
 Expr ConvertContext::input(size_t i) const {
@@ -42,14 +42,16 @@ std::optional<NDArray> ConvertContext::constant_input(size_t i) const {
 NDArray ConvertContext::require_constant_input(size_t i, const std::string& what) const {
   std::optional<NDArray> value = constant_value(input(i));
   if (!value)
-    throw Error(cat("input ", i, " (", what, ") must be known at import time: an initializer, a Constant, or computed "
+    throw Error(cat("input ", i, " (", what,
+                    ") must be known at import time: an initializer, a Constant, or computed "
                     "from static shapes; kiln does not support it as a run-time value"));
   return *value;
 }
 
 std::vector<int64_t> ConvertContext::require_ints_input(size_t i, const std::string& what) const {
   NDArray value = require_constant_input(i, what);
-  check(is_int(value.dtype()), "input ", i, " (", what, ") must be an integer tensor, found ", dtype_name(value.dtype()));
+  check(is_int(value.dtype()), "input ", i, " (", what, ") must be an integer tensor, found ",
+        dtype_name(value.dtype()));
   return value.to_ints();
 }
 
@@ -94,7 +96,8 @@ ConverterRegistry::Lookup ConverterRegistry::find(const std::string& domain, con
 
 std::vector<std::string> ConverterRegistry::op_names() const {
   std::vector<std::string> out;
-  for (const auto& [key, versions] : table_) out.push_back(key.first.empty() ? key.second : key.first + ":" + key.second);
+  for (const auto& [key, versions] : table_)
+    out.push_back(key.first.empty() ? key.second : key.first + ":" + key.second);
   return out;
 }
 

@@ -123,8 +123,9 @@ class GraphImporter {
       if (u.count > u.nodes.size()) nodes += cat(" and ", u.count - u.nodes.size(), " more");
       parts.push_back(cat(u.op_type, " (domain ", domain_label(u.domain), ", ", u.why, "; ", nodes, ")"));
     }
-    throw Error(cat(unsupported.size() == 1 ? "unsupported ONNX op: " : cat(unsupported.size(), " unsupported ONNX ops: "),
-                    join(parts, "; ")));
+    throw Error(
+        cat(unsupported.size() == 1 ? "unsupported ONNX op: " : cat(unsupported.size(), " unsupported ONNX ops: "),
+            join(parts, "; ")));
   }
 
   // "" when the node can be converted.
@@ -211,7 +212,8 @@ class GraphImporter {
     for (const auto& entry : overrides) {
       const std::string& name = entry.first;
       if (std::find(real_inputs.begin(), real_inputs.end(), name) != real_inputs.end()) continue;
-      if (initializers.count(name)) throw Error(cat(flag, " names '", name, "', which is an initializer, not an input"));
+      if (initializers.count(name))
+        throw Error(cat(flag, " names '", name, "', which is an initializer, not an input"));
       throw std::move(Error(cat(flag, " names '", name, "', which is not an input of the model"))
                           .expected("one of " + quoted_list(real_inputs), "'" + name + "'"));
     }
@@ -224,10 +226,11 @@ class GraphImporter {
     const auto& tensor = in.type().tensor_type();
     auto dtype_override = options_.dtypes.find(in.name());
     DType dtype = dtype_override != options_.dtypes.end() ? dtype_override->second
-                                                           : expect_dtype_from_onnx(tensor.elem_type(), what);
+                                                          : expect_dtype_from_onnx(tensor.elem_type(), what);
     DeclaredShape declared = declared_shape(tensor);
     auto shape_override = options_.shapes.find(in.name());
-    if (shape_override != options_.shapes.end()) return tensor_type(overridden_shape(what, declared, shape_override->second), dtype);
+    if (shape_override != options_.shapes.end())
+      return tensor_type(overridden_shape(what, declared, shape_override->second), dtype);
     if (!declared.known_rank)
       throw Error(cat(what, " declares no shape, not even a rank; give it with --shape ", in.name(), "=D0,D1,..."));
     if (std::find(declared.dims.begin(), declared.dims.end(), kAnyDim) != declared.dims.end())
@@ -262,8 +265,9 @@ class GraphImporter {
                           "', which is already a graph input or initializer"));
         auto [it, fresh] = producer.emplace(out, i);
         if (!fresh)
-          throw Error(cat("tensor '", out, "' is written by two nodes, '", node_label(graph_.node(it->second), it->second),
-                          "' and '", node_label(graph_.node(i), i), "'"));
+          throw Error(cat("tensor '", out, "' is written by two nodes, '",
+                          node_label(graph_.node(it->second), it->second), "' and '", node_label(graph_.node(i), i),
+                          "'"));
       }
     }
     std::vector<int> waiting_for(n, 0);
@@ -326,7 +330,8 @@ class GraphImporter {
     const TupleTypeNode* tuple = as_tuple(infer_type_incrementally(outputs[0]));
     if (!tuple) return outputs;
     std::vector<Expr> fields;
-    for (size_t i = 0; i < tuple->fields.size(); ++i) fields.push_back(make_tuple_get_item(outputs[0], static_cast<int>(i)));
+    for (size_t i = 0; i < tuple->fields.size(); ++i)
+      fields.push_back(make_tuple_get_item(outputs[0], static_cast<int>(i)));
     return fields;
   }
 
@@ -347,8 +352,8 @@ class GraphImporter {
       const std::string& name = node.output(k);
       if (name.empty()) continue;
       if (static_cast<size_t>(k) >= outputs.size() || !outputs[k])
-        throw Error(cat("output ", k, " ('", name, "') is not produced by kiln's converter, which gives ", outputs.size(),
-                        " outputs"));
+        throw Error(cat("output ", k, " ('", name, "') is not produced by kiln's converter, which gives ",
+                        outputs.size(), " outputs"));
       Expr value = outputs[k];
       infer_type_incrementally(value);
       if (fold) value = fold_constant(value);
@@ -404,7 +409,7 @@ class GraphImporter {
   const OnnxImportOptions& options_;
   std::string base_dir_;
   std::map<std::string, int64_t> opsets_;
-  std::unordered_map<std::string, Expr> values_;  // ONNX tensor name -> its expression
+  std::unordered_map<std::string, Expr> values_;     // ONNX tensor name -> its expression
   std::vector<std::pair<std::string, Var>> params_;  // initializer params, ONNX order
   std::vector<Var> input_vars_;
   std::vector<std::string> input_names_, output_names_;

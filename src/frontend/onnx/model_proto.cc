@@ -31,8 +31,8 @@ onnx::ModelProto parse_model_proto(std::string_view bytes) {
   // Protobuf accepts many byte strings that are not models (unknown fields are kept), so
   // also ask for what every model has.
   if (!model.has_graph() || model.ir_version() <= 0)
-    throw Error(cat("not an ONNX model: the file parses as protobuf but has no ",
-                    model.has_graph() ? "ir_version" : "graph"));
+    throw Error(
+        cat("not an ONNX model: the file parses as protobuf but has no ", model.has_graph() ? "ir_version" : "graph"));
   return model;
 }
 

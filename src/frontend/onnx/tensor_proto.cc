@@ -25,14 +25,22 @@ struct ElemType {
 };
 
 const ElemType kElemTypes[] = {
-    {TensorProto::FLOAT, "float", DType::kFloat32},      {TensorProto::UINT8, "uint8", DType::kUInt8},
-    {TensorProto::INT8, "int8", DType::kInt8},            {TensorProto::UINT16, "uint16", DType::kUInt16},
-    {TensorProto::INT16, "int16", DType::kInt16},         {TensorProto::INT32, "int32", DType::kInt32},
-    {TensorProto::INT64, "int64", DType::kInt64},         {TensorProto::STRING, "string", std::nullopt},
-    {TensorProto::BOOL, "bool", DType::kBool},            {TensorProto::FLOAT16, "float16", DType::kFloat16},
-    {TensorProto::DOUBLE, "double", DType::kFloat64},     {TensorProto::UINT32, "uint32", DType::kUInt32},
-    {TensorProto::UINT64, "uint64", DType::kUInt64},      {TensorProto::COMPLEX64, "complex64", std::nullopt},
-    {TensorProto::COMPLEX128, "complex128", std::nullopt}, {TensorProto::BFLOAT16, "bfloat16", DType::kBFloat16},
+    {TensorProto::FLOAT, "float", DType::kFloat32},
+    {TensorProto::UINT8, "uint8", DType::kUInt8},
+    {TensorProto::INT8, "int8", DType::kInt8},
+    {TensorProto::UINT16, "uint16", DType::kUInt16},
+    {TensorProto::INT16, "int16", DType::kInt16},
+    {TensorProto::INT32, "int32", DType::kInt32},
+    {TensorProto::INT64, "int64", DType::kInt64},
+    {TensorProto::STRING, "string", std::nullopt},
+    {TensorProto::BOOL, "bool", DType::kBool},
+    {TensorProto::FLOAT16, "float16", DType::kFloat16},
+    {TensorProto::DOUBLE, "double", DType::kFloat64},
+    {TensorProto::UINT32, "uint32", DType::kUInt32},
+    {TensorProto::UINT64, "uint64", DType::kUInt64},
+    {TensorProto::COMPLEX64, "complex64", std::nullopt},
+    {TensorProto::COMPLEX128, "complex128", std::nullopt},
+    {TensorProto::BFLOAT16, "bfloat16", DType::kBFloat16},
 };
 
 const ElemType* find_elem_type(int onnx_type) {
@@ -41,7 +49,9 @@ const ElemType* find_elem_type(int onnx_type) {
   return nullptr;
 }
 
-std::string tensor_label(const TensorProto& t) { return t.name().empty() ? "a nameless tensor" : "tensor '" + t.name() + "'"; }
+std::string tensor_label(const TensorProto& t) {
+  return t.name().empty() ? "a nameless tensor" : "tensor '" + t.name() + "'";
+}
 
 int64_t checked_numel(const TensorProto& t) {
   int64_t n = 1;
@@ -75,8 +85,8 @@ NDArray from_raw_bytes(const TensorProto& t, DType dtype, const char* bytes, siz
 template <class Field>
 void check_field_size(const TensorProto& t, const Field& field, int64_t numel, const char* field_name) {
   if (static_cast<int64_t>(field.size()) != numel)
-    throw std::move(Error(cat(tensor_label(t), " of shape ", shape_str(shape_of(t)), " has the wrong number of values in ",
-                              field_name))
+    throw std::move(Error(cat(tensor_label(t), " of shape ", shape_str(shape_of(t)),
+                              " has the wrong number of values in ", field_name))
                         .expected(cat(numel), cat(field.size())));
 }
 

@@ -31,27 +31,27 @@ std::vector<bool> reduced_axes(const Shape& shape, const Attrs& attrs) {
   return reduced;
 }
 
-Type reduce_relation(const std::vector<Type>& args, const Attrs& attrs, DTypeClass accepted, bool needs_elements,
-                     bool returns_index) {
+// argmax/argmin (is_arg_reduce) give int64 indices and need at least one element.
+Type reduce_relation(const std::vector<Type>& args, const Attrs& attrs, DTypeClass accepted, bool is_arg_reduce) {
   const TensorTypeNode& data = arg_tensor(args, 0, "data");
   require_dtype("data", data.dtype, accepted);
   std::vector<bool> reduced = reduced_axes(data.shape, attrs);
   const bool keepdims = attrs.get_bool("keepdims");
   Shape out;
   for (size_t d = 0; d < data.shape.size(); ++d) {
-    // max/min/argmax/argmin have no value over nothing (numpy raises too).
-    if (needs_elements && reduced[d] && data.shape[d] == 0)
+    // argmax/argmin have no index to give over nothing. (max/min give -inf/+inf there, or
+    // the integer type's limits, as ONNX ReduceMax/ReduceMin specify.)
+    if (is_arg_reduce && reduced[d] && data.shape[d] == 0)
       throw Error(cat("cannot reduce axis ", d, " of extent 0 (data shape ", shape_str(data.shape), ")"));
     if (!reduced[d])
       out.push_back(data.shape[d]);
     else if (keepdims)
       out.push_back(1);
   }
-  return tensor_type(std::move(out), returns_index ? DType::kInt64 : data.dtype);
+  return tensor_type(std::move(out), is_arg_reduce ? DType::kInt64 : data.dtype);
 }
 
-void add_reduce_op(OpRegistry& registry, const std::string& name, const std::string& doc, DTypeClass accepted,
-                   bool needs_elements) {
+void add_reduce_op(OpRegistry& registry, const std::string& name, const std::string& doc, DTypeClass accepted) {
   registry.add(name)
       .describe(doc)
       .arg("data")
@@ -59,8 +59,8 @@ void add_reduce_op(OpRegistry& registry, const std::string& name, const std::str
       .attr("keepdims", AttrKind::kBool, false)
       .attr("exclude", AttrKind::kBool, false)
       .set_relation(named_relation(name,
-                                   [accepted, needs_elements](const std::vector<Type>& args, const Attrs& attrs) {
-                                     return reduce_relation(args, attrs, accepted, needs_elements, false);
+                                   [accepted](const std::vector<Type>& args, const Attrs& attrs) {
+                                     return reduce_relation(args, attrs, accepted, false);
                                    }))
       .set_pattern(OpPattern::kCommReduce);
 }
@@ -73,10 +73,9 @@ void add_arg_reduce_op(OpRegistry& registry, const std::string& name, const std:
       .attr("keepdims", AttrKind::kBool, false)
       .attr("exclude", AttrKind::kBool, false)
       .attr("select_last_index", AttrKind::kBool, false)
-      .set_relation(named_relation(name,
-                                   [](const std::vector<Type>& args, const Attrs& attrs) {
-                                     return reduce_relation(args, attrs, DTypeClass::kAny, true, true);
-                                   }))
+      .set_relation(
+          named_relation(name, [](const std::vector<Type>& args,
+                                  const Attrs& attrs) { return reduce_relation(args, attrs, DTypeClass::kAny, true); }))
       .set_pattern(OpPattern::kCommReduce);
 }
 
@@ -84,12 +83,13 @@ void add_arg_reduce_op(OpRegistry& registry, const std::string& name, const std:
 
 void register_tensor_reduce_ops(OpRegistry& registry) {
   const DTypeClass numeric = DTypeClass::kNumeric;
-  add_reduce_op(registry, "sum", "Sum over the axes; integers wrap on overflow.", numeric, false);
-  add_reduce_op(registry, "mean", "Mean over the axes; for integers the quotient truncates toward zero.", numeric,
-                false);
-  add_reduce_op(registry, "prod", "Product over the axes; integers wrap on overflow.", numeric, false);
-  add_reduce_op(registry, "max", "Maximum over the axes; NaN propagates.", DTypeClass::kAny, true);
-  add_reduce_op(registry, "min", "Minimum over the axes; NaN propagates.", DTypeClass::kAny, true);
+  add_reduce_op(registry, "sum", "Sum over the axes; integers wrap on overflow.", numeric);
+  add_reduce_op(registry, "mean", "Mean over the axes; for integers the quotient truncates toward zero.", numeric);
+  add_reduce_op(registry, "prod", "Product over the axes; integers wrap on overflow.", numeric);
+  add_reduce_op(registry, "max", "Maximum over the axes; NaN propagates; -inf (or the lowest integer) over nothing.",
+                DTypeClass::kAny);
+  add_reduce_op(registry, "min", "Minimum over the axes; NaN propagates; +inf (or the highest integer) over nothing.",
+                DTypeClass::kAny);
   add_arg_reduce_op(registry, "argmax",
                     "int64 index of the maximum over the axes (first one unless select_last_index); NaN counts as "
                     "the maximum.");

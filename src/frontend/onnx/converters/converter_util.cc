@@ -1,4 +1,5 @@
 #include "frontend/onnx/converters/converter_util.h"
+
 #include <algorithm>
 
 #include "frontend/onnx/tensor_proto.h"
@@ -129,7 +130,8 @@ std::string dtype_name_of_onnx_type(int64_t onnx_type, const std::string& what) 
 void require_rank(const ConvertContext& ctx, size_t input, int64_t rank, const std::string& what) {
   int64_t found = ctx.input_rank(input);
   if (found != rank)
-    throw std::move(Error(cat(what, " must have rank ", rank)).expected(cat("rank ", rank), shape_str(ctx.input_shape(input))));
+    throw std::move(
+        Error(cat(what, " must have rank ", rank)).expected(cat("rank ", rank), shape_str(ctx.input_shape(input))));
 }
 
 }  // namespace kiln::frontend

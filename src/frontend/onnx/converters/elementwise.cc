@@ -155,8 +155,8 @@ ConvertResult convert_elu(ConvertContext& c) {
   Expr x = c.input(0);
   double alpha = c.attrs().get_float("alpha", 1.0);
   Expr expm1 = call_op("subtract", {call_op("exp", {x}), scalar_like(c, x, 1)});
-  return call_op("where", {call_op("less", {x, scalar_like(c, x, 0)}),
-                           call_op("multiply", {scalar_like(c, x, alpha), expm1}), x});
+  return call_op(
+      "where", {call_op("less", {x, scalar_like(c, x, 0)}), call_op("multiply", {scalar_like(c, x, alpha), expm1}), x});
 }
 
 // gamma * where(x <= 0, alpha * exp(x) - alpha, x)
@@ -164,8 +164,8 @@ ConvertResult convert_selu(ConvertContext& c) {
   Expr x = c.input(0);
   double alpha = c.attrs().get_float("alpha", 1.67326319217681884765625);
   double gamma = c.attrs().get_float("gamma", 1.05070102214813232421875);
-  Expr neg = call_op("subtract", {call_op("multiply", {scalar_like(c, x, alpha), call_op("exp", {x})}),
-                                  scalar_like(c, x, alpha)});
+  Expr neg = call_op("subtract",
+                     {call_op("multiply", {scalar_like(c, x, alpha), call_op("exp", {x})}), scalar_like(c, x, alpha)});
   Expr inner = call_op("where", {call_op("less_equal", {x, scalar_like(c, x, 0)}), neg, x});
   return call_op("multiply", {scalar_like(c, x, gamma), inner});
 }
@@ -254,9 +254,15 @@ void register_elementwise_converters(ConverterRegistry& r) {
   r.add("Mean", 1, convert_mean);
 
   // Opset 1 forms only add the legacy consumed_inputs attribute, which means nothing here.
-  for (const auto& [onnx_op, op] : std::vector<std::pair<std::string, std::string>>{
-           {"Relu", "nn.relu"}, {"Sigmoid", "sigmoid"}, {"Tanh", "tanh"}, {"Exp", "exp"}, {"Log", "log"},
-           {"Sqrt", "sqrt"}, {"Abs", "abs"}, {"Neg", "negative"}, {"Erf", "erf"}})
+  for (const auto& [onnx_op, op] : std::vector<std::pair<std::string, std::string>>{{"Relu", "nn.relu"},
+                                                                                    {"Sigmoid", "sigmoid"},
+                                                                                    {"Tanh", "tanh"},
+                                                                                    {"Exp", "exp"},
+                                                                                    {"Log", "log"},
+                                                                                    {"Sqrt", "sqrt"},
+                                                                                    {"Abs", "abs"},
+                                                                                    {"Neg", "negative"},
+                                                                                    {"Erf", "erf"}})
     r.add(onnx_op, 1, unary_op(op));
   r.add("Reciprocal", 1, convert_reciprocal);
   r.add("Sign", 9, convert_sign);

@@ -23,7 +23,8 @@ std::string method_of(const std::string& mode) {
   if (mode == "nearest") return "nearest_neighbor";
   if (mode == "linear" || mode == "bilinear") return "linear";
   if (mode == "cubic") return "cubic";
-  throw std::move(Error("attribute 'mode' has an unsupported value").expected("nearest, linear or cubic", "'" + mode + "'"));
+  throw std::move(
+      Error("attribute 'mode' has an unsupported value").expected("nearest, linear or cubic", "'" + mode + "'"));
 }
 
 const Shape& image_shape(ConvertContext& c) {
@@ -46,7 +47,8 @@ Attrs resize_attrs(int64_t height, int64_t width, const ResizeMode& m) {
 
 Expr resize_to_sizes(ConvertContext& c, const std::vector<int64_t>& sizes, const ResizeMode& m) {
   const Shape& shape = image_shape(c);
-  check(sizes.size() == 4, "sizes must have 4 values for an input of shape ", shape_str(shape), ", found ", sizes.size());
+  check(sizes.size() == 4, "sizes must have 4 values for an input of shape ", shape_str(shape), ", found ",
+        sizes.size());
   check(sizes[0] == shape[0] && sizes[1] == shape[1], "resizing the batch or channel axis is not supported: sizes ",
         shape_str(sizes), " for input ", shape_str(shape));
   return call_op("image.resize2d", {c.input(0)}, resize_attrs(sizes[2], sizes[3], m));
@@ -57,8 +59,8 @@ Expr resize_by_scales(ConvertContext& c, const std::vector<double>& scales, cons
   const Shape& shape = image_shape(c);
   check(scales.size() == 4, "scales must have 4 values for an input of shape ", shape_str(shape), ", found ",
         scales.size());
-  check(scales[0] == 1 && scales[1] == 1, "scaling the batch or channel axis is not supported: scales [",
-        join(scales), "]");
+  check(scales[0] == 1 && scales[1] == 1, "scaling the batch or channel axis is not supported: scales [", join(scales),
+        "]");
   check(shape[2] != kAnyDim && shape[3] != kAnyDim, "resizing by scales needs static height and width, found ",
         shape_str(shape));
   Attrs attrs = resize_attrs(static_cast<int64_t>(std::floor(static_cast<double>(shape[2]) * scales[2])),

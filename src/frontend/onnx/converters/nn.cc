@@ -22,7 +22,8 @@ std::vector<int64_t> same_pads(const Shape& spatial, const Window& w, bool upper
   for (size_t i = 0; i < k; ++i) {
     check(spatial[i] != kAnyDim, "auto_pad SAME needs static spatial dimensions, found ", shape_str(spatial));
     int64_t out = (spatial[i] + w.strides[i] - 1) / w.strides[i];
-    int64_t total = std::max<int64_t>(0, (out - 1) * w.strides[i] + (w.kernel[i] - 1) * w.dilations[i] + 1 - spatial[i]);
+    int64_t total =
+        std::max<int64_t>(0, (out - 1) * w.strides[i] + (w.kernel[i] - 1) * w.dilations[i] + 1 - spatial[i]);
     int64_t small = total / 2, big = total - small;
     pads[i] = upper ? small : big;
     pads[i + k] = upper ? big : small;
@@ -77,15 +78,19 @@ ConvertResult convert_conv(ConvertContext& c) {
   const Shape& weight_shape = c.input_shape(1);
   check(static_cast<int64_t>(weight_shape.size()) == rank, "weight ", shape_str(weight_shape),
         " must have the rank of the input ", shape_str(data_shape));
-  Window w = read_window(c, data_shape, c.attrs().get_ints("kernel_shape", Shape(weight_shape.begin() + 2, weight_shape.end())));
+  Window w = read_window(c, data_shape,
+                         c.attrs().get_ints("kernel_shape", Shape(weight_shape.begin() + 2, weight_shape.end())));
   bool one_d = rank == 3;
   if (one_d) {
     w = lift_to_2d(w);
     data = add_unit_height(data);
     weight = add_unit_height(weight);
   }
-  Attrs attrs{{"strides", w.strides}, {"padding", w.pads}, {"dilation", w.dilations},
-              {"groups", c.attrs().get_int("group", 1)}, {"kernel_size", w.kernel}};
+  Attrs attrs{{"strides", w.strides},
+              {"padding", w.pads},
+              {"dilation", w.dilations},
+              {"groups", c.attrs().get_int("group", 1)},
+              {"kernel_size", w.kernel}};
   if (weight_shape[0] != kAnyDim) attrs.set("channels", weight_shape[0]);
   Expr out = call_op("nn.conv2d", {data, weight}, attrs);
   if (c.has_input(2)) out = call_op("nn.bias_add", {out, c.input(2)}, {{"axis", int64_t{1}}});
@@ -104,7 +109,10 @@ ConvertFn pool(std::string op) {
       w = lift_to_2d(w);
       data = add_unit_height(data);
     }
-    Attrs attrs{{"pool_size", w.kernel}, {"strides", w.strides}, {"dilation", w.dilations}, {"padding", w.pads},
+    Attrs attrs{{"pool_size", w.kernel},
+                {"strides", w.strides},
+                {"dilation", w.dilations},
+                {"padding", w.pads},
                 {"ceil_mode", c.attrs().get_int("ceil_mode", 0) != 0}};
     if (op == "nn.avg_pool2d") attrs.set("count_include_pad", c.attrs().get_int("count_include_pad", 0) != 0);
     check(c.attrs().get_int("storage_order", 0) == 0, "MaxPool with storage_order=1 (column major) is not supported");

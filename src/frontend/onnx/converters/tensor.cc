@@ -52,7 +52,8 @@ ConvertResult split(ConvertContext& c, std::optional<std::vector<int64_t>> sizes
   int64_t axis = normalize_onnx_axis(c.attrs().get_int("axis", 0), static_cast<int64_t>(shape.size()));
   int64_t extent = shape[axis];
   if (!sizes) {
-    if (extent == kAnyDim) return call_op("split", {x}, {{"indices_or_sections", static_cast<int64_t>(parts)}, {"axis", axis}});
+    if (extent == kAnyDim)
+      return call_op("split", {x}, {{"indices_or_sections", static_cast<int64_t>(parts)}, {"axis", axis}});
     int64_t each = (extent + static_cast<int64_t>(parts) - 1) / static_cast<int64_t>(parts);
     sizes = std::vector<int64_t>(parts, each);
     sizes->back() = extent - each * static_cast<int64_t>(parts - 1);
@@ -211,7 +212,8 @@ ConvertResult convert_shape(ConvertContext& c) {
 }
 
 ConvertResult convert_size(ConvertContext& c) {
-  return make_constant(NDArray::scalar(DType::kInt64, static_cast<double>(num_elements(static_input(c, "Size").shape))));
+  return make_constant(
+      NDArray::scalar(DType::kInt64, static_cast<double>(num_elements(static_input(c, "Size").shape))));
 }
 
 NDArray scalar_list(DType dtype, const std::vector<double>& values, bool scalar) {
@@ -296,7 +298,8 @@ ConvertFn reduction(std::string op, bool axes_from_input, std::function<Expr(con
 
 // Reduction families whose axes moved from an attribute to an input at `input_since`.
 void add_reduction(ConverterRegistry& r, const std::string& onnx_op, const std::string& op, int input_since,
-                   std::function<Expr(const Expr&)> before = nullptr, std::function<Expr(const Expr&)> after = nullptr) {
+                   std::function<Expr(const Expr&)> before = nullptr,
+                   std::function<Expr(const Expr&)> after = nullptr) {
   r.add(onnx_op, 1, reduction(op, false, before, after));
   r.add(onnx_op, input_since, reduction(op, true, before, after));
 }

@@ -16,14 +16,14 @@ int64_t product(const Shape& shape, size_t from, size_t to) {
   return n;
 }
 
-// The shape of `whole` cut to the pieces; checks that the pieces agree with it off `axis`
-// and fill it along `axis`.
+// Checks that the pieces (inputs of concatenate, outputs of split) have the dtype of `whole`,
+// agree with it off `axis` and fill it along `axis`: the byte copies below rely on it.
 void check_pieces(const std::string& op, const NDArray& whole, std::span<const NDArray> pieces, size_t axis) {
   int64_t along = 0;
   for (size_t i = 0; i < pieces.size(); ++i) {
     const NDArray& piece = pieces[i];
     Shape expected = whole.shape();
-    if (axis < expected.size() && piece.ndim() == whole.ndim()) expected[axis] = piece.shape()[axis];
+    if (piece.ndim() == whole.ndim()) expected[axis] = piece.shape()[axis];
     if (piece.shape() != expected || piece.dtype() != whole.dtype())
       throw std::move(Error(cat("piece ", i, " does not fit the whole along axis ", axis))
                           .op(op)
