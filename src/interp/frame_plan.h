@@ -28,6 +28,15 @@ struct OpCall {
 };
 
 struct FramePlan {
+  FramePlan() = default;
+  FramePlan(FramePlan&&) = default;
+  FramePlan& operator=(FramePlan&&) = default;
+  // Drops parents before children: were the plan the last owner of a long chain, dropping
+  // its root first would free the whole chain recursively and could overflow the stack.
+  ~FramePlan() {
+    while (!nodes.empty()) nodes.pop_back();
+  }
+
   std::vector<Expr> nodes;  // by id, children before parents
   // Operands of each node: Call: non-op callee then args; Tuple: fields; TupleGetItem:
   // the tuple; Function: its free variables; Let: value, body; If: cond, then, else.

@@ -1,6 +1,7 @@
 // Evaluation is iterative within a function body (an explicit stack over a FramePlan),
 // so long chains of ops or lets need no C++ stack; the interpreter recurses only into If
-// branches, nested Let values and called functions, as deep as the program nests them.
+// branches, nested Let values and called functions, as deep as the program nests them,
+// on stack segments that DeepStack adds as needed.
 //
 // Unknown ('?') dimensions: an op call whose types are not fully static runs its type
 // relation on the shapes of the actual arguments to size its outputs. This specialises
@@ -10,6 +11,7 @@
 
 #include <unordered_map>
 
+#include "interp/deep_stack.h"
 #include "interp/frame_plan.h"
 #include "interp/value.h"
 #include "kiln/ir/op.h"
@@ -33,6 +35,7 @@ class Interpreter {
   Value eval_closed(const Expr& e);
 
   const IRModule* module() const { return mod_; }
+  interp::DeepStack& deep_stack() { return deep_stack_; }
   const std::vector<Var>& free_vars(const FunctionNode& fn) {
     auto it = free_vars_.find(&fn);
     if (it == free_vars_.end()) it = free_vars_.emplace(&fn, interp::compute_free_vars(fn)).first;
@@ -53,6 +56,7 @@ class Interpreter {
   // Keyed by node; the Expr in the value keeps the node (and so the key) alive.
   std::unordered_map<const ExprNode*, std::pair<Expr, FramePlan>> plans_;
   std::unordered_map<const FunctionNode*, std::vector<Var>> free_vars_;
+  interp::DeepStack deep_stack_;
 };
 
 // One activation of a function body: the value of each planned node, computed at most
@@ -67,9 +71,13 @@ class Frame {
     if (const NodeId* id = plan_.find(var.get())) set(*id, std::move(value));
   }
 
-  Value eval(NodeId root);
+  // Every recursion of the interpreter (If branches, Let values, calls) passes here.
+  Value eval(NodeId root) {
+    return interp_.deep_stack().nested([&] { return eval_here(root); });
+  }
 
  private:
+  Value eval_here(NodeId root);
   void set(NodeId id, Value v) {
     values_[id] = std::move(v);
     ready_[id] = 1;
@@ -97,7 +105,7 @@ class Frame {
   std::vector<uint32_t> users_;
 };
 
-Value Frame::eval(NodeId root) {
+Value Frame::eval_here(NodeId root) {
   std::vector<std::pair<NodeId, bool>> stack{{root, false}};
   while (!stack.empty()) {
     auto [id, expanded] = stack.back();

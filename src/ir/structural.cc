@@ -18,10 +18,17 @@ namespace kiln {
 namespace {
 
 // The declared return type, else the one InferType found (printing shows either).
-Type effective_ret(const FunctionNode& f) {
+Type known_ret(const FunctionNode& f) {
   if (f.ret_type) return f.ret_type;
   if (const auto* ft = as_func(f.checked_type())) return ft->ret;
   return nullptr;
+}
+
+// Return types are compared only when both are known: the result type follows from the
+// parameters and the body, and a function before InferType equals itself after it.
+bool compatible_ret(const FunctionNode& a, const FunctionNode& b) {
+  Type ra = known_ret(a), rb = known_ret(b);
+  return !ra || !rb || type_equal(ra, rb);
 }
 
 template <class T>
@@ -103,9 +110,7 @@ class EqualChecker {
       case ExprKind::kFunction: {
         const auto& a = node_as<FunctionNode>(x);
         const auto& b = node_as<FunctionNode>(y);
-        if (a.params.size() != b.params.size() || !(a.attrs == b.attrs) ||
-            !type_equal(effective_ret(a), effective_ret(b)))
-          return false;
+        if (a.params.size() != b.params.size() || !(a.attrs == b.attrs) || !compatible_ret(a, b)) return false;
         for (size_t i = 0; i < a.params.size(); ++i)
           if (!bind(*a.params[i], *b.params[i])) return false;
         push(a.body, b.body);
@@ -238,7 +243,7 @@ class Hasher {
         const auto& f = node_as<FunctionNode>(e);
         h = combine(h, f.params.size());
         for (const auto& p : f.params) h = combine(h, hash_type(p->type_annotation));
-        h = combine(combine(h, hash_attrs(f.attrs)), hash_type(effective_ret(f)));
+        h = combine(h, hash_attrs(f.attrs));  // not the return type: see compatible_ret
         return combine(h, child(f.body));
       }
       case ExprKind::kLet: {

@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <functional>
 
 #include "kiln/ir/module.h"
 #include "kiln/ir/parser.h"
+#include "kiln/ir/type_infer.h"
 #include "kiln/support/error.h"
 #include "op_test_util.h"
 
@@ -32,6 +35,23 @@ std::string error_of(const std::function<void()>& fn) {
 }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// IR nodes free their operands recursively, so dropping the last reference to a
+// 50,000-node chain at once would overflow the stack (under ASan). Declared before the
+// module, a keeper holds every link and releases the chain from its root down.
+class ChainKeeper {
+ public:
+  ~ChainKeeper() {
+    while (!links_.empty()) links_.pop_back();
+  }
+  Expr keep(Expr e) {
+    links_.push_back(e);
+    return e;
+  }
+
+ private:
+  std::vector<Expr> links_;
+};
 
 TEST(Interpreter, EvaluatesArithmetic) {
   Var x = make_var("x", f32({2, 2}));
@@ -181,9 +201,10 @@ TEST(Interpreter, RecursesThroughIf) {
   expect_close(run(10).tensor(), {2047, -2049});
   expect_close(run(0).tensor(), {1, -3});
   expect_close(run(1).tensor(), {3, -5});
-  // A thousand nested calls: the interpreter's recursion is only as deep as the program's.
+  // Five thousand nested calls need more stack than a thread has: the interpreter moves
+  // to fresh stack segments as it goes deeper.
   Value deep = interpret(
-      mod, "loop", {NDArray::scalar(DType::kInt32, 0), tensor({2}, {-1, -1}), NDArray::scalar(DType::kInt32, 1000)});
+      mod, "loop", {NDArray::scalar(DType::kInt32, 0), tensor({2}, {-1, -1}), NDArray::scalar(DType::kInt32, 5000)});
   expect_close(deep.tensor(), {-1, -1});
 }
 
@@ -191,8 +212,9 @@ TEST(Interpreter, EvaluatesA50000NodeChainWithoutRecursion) {
   constexpr int kLength = 50000;
   Var x = make_var("x", f32({2}));
   Expr one = f32_const({}, {1});
+  ChainKeeper keeper;
   Expr e = x;
-  for (int i = 0; i < kLength; ++i) e = call_op("add", {e, one});
+  for (int i = 0; i < kLength; ++i) e = keeper.keep(call_op("add", {e, one}));
   IRModule mod = IRModule::from_function(make_function({x}, e));
   expect_close(interpret(mod, "main", {tensor({2}, {0, -10})}).tensor(), {kLength, kLength - 10});
 }
@@ -204,10 +226,41 @@ TEST(Interpreter, EvaluatesA50000DeepLetChain) {
   std::vector<Var> vars{x};
   for (int i = 0; i < kLength; ++i) vars.push_back(make_var(cat("v", i)));
   // let %v0 = x + 1; let %v1 = v0 + 1; ...; v_last * 2, built innermost first.
+  ChainKeeper keeper;
   Expr e = call_op("multiply", {vars.back(), f32_const({}, {2})});
-  for (int i = kLength; i >= 1; --i) e = make_let(vars[i], call_op("add", {vars[i - 1], one}), e);
+  for (int i = kLength; i >= 1; --i) e = keeper.keep(make_let(vars[i], call_op("add", {vars[i - 1], one}), e));
   IRModule mod = IRModule::from_function(make_function({x}, e));
   expect_close(interpret(mod, "main", {tensor({2}, {0, 1})}).tensor(), {2.0 * kLength, 2.0 * (kLength + 1)});
+}
+
+// Resets the peak resident memory of the process (Linux); false when not permitted.
+bool reset_peak_memory() { return static_cast<bool>(std::ofstream("/proc/self/clear_refs") << "5" << std::flush); }
+// Peak resident memory in KiB, or -1 when unknown.
+int64_t peak_memory_kib() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoll(line.substr(6));
+  return -1;
+}
+
+TEST(Interpreter, FreesEachValueAfterItsLastUse) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer keeps freed memory in quarantine";
+#endif
+  // 100 chained adds of 4 MiB tensors: 400 MiB if intermediate values were kept.
+  constexpr int64_t kElements = int64_t{1} << 20;
+  Var x = make_var("x", f32({kElements}));
+  Expr e = x;
+  for (int i = 0; i < 100; ++i) e = call_op("add", {e, x});
+  IRModule mod = IRModule::from_function(make_function({x}, e));
+  NDArray input = NDArray::from_doubles({kElements}, DType::kFloat32, std::vector<double>(kElements, 0.5));
+  infer_types(mod);
+  if (!reset_peak_memory() || peak_memory_kib() < 0) GTEST_SKIP() << "cannot measure peak memory";
+  int64_t before = peak_memory_kib();
+  Value out = interpret(mod, "main", {input});
+  int64_t growth_mib = (peak_memory_kib() - before) / 1024;
+  EXPECT_EQ(out.tensor().at(kElements - 1), 50.5);
+  EXPECT_LT(growth_mib, 64) << "intermediate values must be freed after their last use";
 }
 
 TEST(Interpreter, SharedSubexpressionsAreEvaluatedOnce) {

@@ -4,10 +4,11 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
+#include <functional>
 
 #include "kiln/support/error.h"
 #include "kiln/support/strings.h"

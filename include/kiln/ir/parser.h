@@ -7,6 +7,7 @@
 
 #include "kiln/ir/expr.h"
 #include "kiln/ir/module.h"
+#include "kiln/support/error.h"  // parse errors are kiln::Error
 
 namespace kiln {
 

@@ -27,8 +27,6 @@ namespace frontend {
 
 namespace {
 
-namespace fs = std::filesystem;
-
 // Folding a result larger than this would copy weights into the module, not shapes.
 constexpr int64_t kFoldElementLimit = int64_t{1} << 16;
 // How many node names an unsupported-op report lists per op.
@@ -83,10 +81,20 @@ class GraphImporter {
  public:
   GraphImporter(const onnx::ModelProto& model, const OnnxImportOptions& options, std::string base_dir)
       : model_(model), graph_(model.graph()), options_(options), base_dir_(std::move(base_dir)) {}
+  GraphImporter(const GraphImporter&) = delete;
+  GraphImporter& operator=(const GraphImporter&) = delete;
+
+  // Nodes free their operands recursively; releasing the latest first keeps that shallow
+  // however deep the graph is.
+  ~GraphImporter() {
+    values_.clear();
+    while (!bound_.empty()) bound_.pop_back();
+  }
 
   OnnxModel run() {
     read_opsets();
-    check_ops_supported();
+    check_ops_supported();  // before the checker, which would name only the first unknown op
+    if (options_.run_checker) run_onnx_checker(model_);
     add_initializers();
     add_inputs();
     for (int index : topological_order()) convert_node(index);
@@ -358,6 +366,7 @@ class GraphImporter {
       infer_type_incrementally(value);
       if (fold) value = fold_constant(value);
       values_[name] = value;
+      bound_.push_back(value);
     }
   }
 
@@ -410,6 +419,7 @@ class GraphImporter {
   std::string base_dir_;
   std::map<std::string, int64_t> opsets_;
   std::unordered_map<std::string, Expr> values_;     // ONNX tensor name -> its expression
+  std::vector<Expr> bound_;                          // node outputs in conversion order
   std::vector<std::pair<std::string, Var>> params_;  // initializer params, ONNX order
   std::vector<Var> input_vars_;
   std::vector<std::string> input_names_, output_names_;
@@ -418,7 +428,6 @@ class GraphImporter {
 
 OnnxModel import_bytes(std::string_view bytes, const OnnxImportOptions& options, const std::string& base_dir) {
   onnx::ModelProto model = parse_model_proto(bytes);
-  if (options.run_checker) run_onnx_checker(model);
   return GraphImporter(model, options, base_dir).run();
 }
 

@@ -2,6 +2,7 @@
 
 #include <onnx/checker.h>
 
+#include <algorithm>
 #include <climits>
 #include <fstream>
 #include <sstream>
@@ -36,22 +37,48 @@ onnx::ModelProto parse_model_proto(std::string_view bytes) {
   return model;
 }
 
-void run_onnx_checker(const onnx::ModelProto& model) {
+namespace {
+
+bool is_external(const onnx::TensorProto& t) { return t.data_location() == onnx::TensorProto::EXTERNAL; }
+
+// The checker looks for external data files relative to the working directory; kiln reads
+// them itself (relative to the model, with its own errors), so the checker gets a copy in
+// which external initializers are empty tensors.
+onnx::ModelProto without_external_data(const onnx::ModelProto& model) {
+  onnx::ModelProto copy = model;
+  for (auto& t : *copy.mutable_graph()->mutable_initializer()) {
+    if (!is_external(t)) continue;
+    t.clear_external_data();
+    t.set_data_location(onnx::TensorProto::DEFAULT);
+    t.clear_dims();
+    t.add_dims(0);
+    t.set_raw_data("");
+  }
+  return copy;
+}
+
+void check_model_on_one_line(const onnx::ModelProto& model) {
   try {
     onnx::checker::check_model(model);
   } catch (const std::exception& e) {
     // The checker's text spans lines ("...\n\n==> Context: Bad node spec ..."); keep it on one.
-    std::string text = e.what();
     std::string one_line;
-    for (char c : text) {
-      if (c == '\n') {
-        if (!one_line.empty() && one_line.back() != ' ') one_line += ' ';
-      } else {
+    for (char c : std::string(e.what())) {
+      if (c != '\n')
         one_line += c;
-      }
+      else if (!one_line.empty() && one_line.back() != ' ')
+        one_line += ' ';
     }
     throw Error(cat("the ONNX checker rejects the model: ", one_line, " (import with --no-check to skip the checker)"));
   }
+}
+
+}  // namespace
+
+void run_onnx_checker(const onnx::ModelProto& model) {
+  const auto& inits = model.graph().initializer();
+  bool external = std::any_of(inits.begin(), inits.end(), is_external);
+  check_model_on_one_line(external ? without_external_data(model) : model);
 }
 
 std::string node_label(const onnx::NodeProto& node, int index) {

@@ -86,6 +86,14 @@ AttrConverter::operator ConvertFn() const {
   };
 }
 
+static int64_t int_of(const OnnxAttr& a) {
+  if (a.kind != OnnxAttr::Kind::kInt)
+    throw std::move(Error("an attribute has the wrong kind").expected("an int", a.type_name));
+  return a.i;
+}
+AttrValue int_as_bool(const OnnxAttr& a) { return AttrValue(int_of(a) != 0); }
+AttrValue int_as_list(const OnnxAttr& a) { return AttrValue(std::vector<int64_t>{int_of(a)}); }
+
 ConvertFn unary_op(std::string op_name) {
   return [op = std::move(op_name)](ConvertContext& ctx) -> ConvertResult { return call_op(op, {ctx.input(0)}); };
 }

@@ -65,6 +65,10 @@ class AttrConverter {
   std::vector<Check> checks_;
 };
 
+// Transforms for AttrConverter: ONNX's 0/1 ints as bools, one int as a 1-element list.
+AttrValue int_as_bool(const OnnxAttr& a);
+AttrValue int_as_list(const OnnxAttr& a);
+
 // Converters for ops that take the node's inputs unchanged and no attributes.
 ConvertFn unary_op(std::string op_name);
 ConvertFn binary_op(std::string op_name);

@@ -2,6 +2,8 @@
 // Identity, Dropout.
 #include <onnx/onnx_pb.h>
 
+#include <limits>
+
 #include "frontend/onnx/converters/converter_util.h"
 
 namespace kiln::frontend {
@@ -228,6 +230,29 @@ ConvertResult convert_or(ConvertContext& c) {
   return call_op("where", {c.input(0), scalar_constant(DType::kBool, 1), c.input(1)});
 }
 
+ConvertResult convert_is_nan(ConvertContext& c) { return call_op("not_equal", {c.input(0), c.input(0)}); }
+
+ConvertResult convert_is_inf(ConvertContext& c) {
+  Expr x = c.input(0);
+  bool positive = c.attrs().get_int("detect_positive", 1) != 0, negative = c.attrs().get_int("detect_negative", 1) != 0;
+  Expr is_pos = call_op("equal", {x, scalar_like(c, x, std::numeric_limits<double>::infinity())});
+  Expr is_neg = call_op("equal", {x, scalar_like(c, x, -std::numeric_limits<double>::infinity())});
+  if (positive && negative) return call_op("where", {is_pos, scalar_constant(DType::kBool, 1), is_neg});
+  if (positive) return is_pos;
+  if (negative) return is_neg;
+  return call_op("not_equal", {is_pos, is_pos});  // detects nothing: all false
+}
+
+// x + bias below -lambd, x - bias above lambd, 0 between.
+ConvertResult convert_shrink(ConvertContext& c) {
+  Expr x = c.input(0);
+  double lambd = c.attrs().get_float("lambd", 0.5), bias = c.attrs().get_float("bias", 0.0);
+  Expr above = call_op("where", {call_op("greater", {x, scalar_like(c, x, lambd)}),
+                                 call_op("subtract", {x, scalar_like(c, x, bias)}), scalar_like(c, x, 0)});
+  return call_op(
+      "where", {call_op("less", {x, scalar_like(c, x, -lambd)}), call_op("add", {x, scalar_like(c, x, bias)}), above});
+}
+
 ConvertResult convert_where(ConvertContext& c) { return call_op("where", {c.input(0), c.input(1), c.input(2)}); }
 
 }  // namespace
@@ -280,6 +305,9 @@ void register_elementwise_converters(ConverterRegistry& r) {
   r.add("Clip", 1, convert_clip_v1).add("Clip", 11, convert_clip_v11);
   r.add("Cast", 1, convert_cast);
   r.add("CastLike", 15, convert_cast_like);
+  r.add("IsNaN", 9, convert_is_nan);
+  r.add("IsInf", 10, convert_is_inf);
+  r.add("Shrink", 9, convert_shrink);
   r.add("Where", 9, convert_where);
   r.add("Identity", 1, convert_identity);
   r.add("Dropout", 1, convert_dropout);

@@ -30,12 +30,6 @@ ConvertResult convert_reshape_v5(ConvertContext& c) {
   return reshape(c.input(0), c.require_ints_input(1, "shape"), c.attrs().get_int("allowzero", 0) != 0);
 }
 
-ConvertResult convert_transpose(ConvertContext& c) {
-  Attrs attrs;
-  if (c.attrs().has("perm")) attrs.set("axes", c.attrs().get_ints("perm"));
-  return call_op("transpose", {c.input(0)}, attrs);
-}
-
 ConvertResult convert_concat(ConvertContext& c) {
   std::vector<Expr> parts;
   for (size_t i = 0; i < c.num_inputs(); ++i) parts.push_back(c.input(i));
@@ -142,17 +136,80 @@ ConvertResult convert_slice_v10(ConvertContext& c) {
   return strided_slice(c.input(0), c.require_ints_input(1, "starts"), c.require_ints_input(2, "ends"), axes, steps);
 }
 
-// Negative indices count from the end, which take's wrap mode gives.
-ConvertResult convert_gather(ConvertContext& c) {
-  int64_t axis = normalize_onnx_axis(c.attrs().get_int("axis", 0), c.input_rank(0));
-  return call_op("take", {c.input(0), c.input(1)}, {{"axis", axis}, {"mode", "wrap"}});
-}
-
 // Broadcasting x against a shape: where(all-true of that shape, x, x) broadcasts any dtype.
 ConvertResult convert_expand(ConvertContext& c) {
   std::vector<int64_t> shape = c.require_ints_input(1, "shape");
   Expr mask = call_op("ones", {}, {{"shape", shape}, {"dtype", "bool"}});
   return call_op("where", {mask, c.input(0), c.input(0)});
+}
+
+// numpy.tile with repeats known now: r copies concatenated along each axis.
+ConvertResult convert_tile(ConvertContext& c) {
+  std::vector<int64_t> repeats = c.require_ints_input(1, "repeats");
+  check(static_cast<int64_t>(repeats.size()) == c.input_rank(0), "Tile needs one repeat per axis of ",
+        shape_str(c.input_shape(0)), ", found ", repeats.size());
+  Expr x = c.input(0);
+  for (size_t axis = 0; axis < repeats.size(); ++axis) {
+    check(repeats[axis] >= 0, "Tile repeats must not be negative, found ", repeats[axis]);
+    if (repeats[axis] == 1) continue;
+    check(repeats[axis] > 0, "Tile with a zero repeat is not supported");
+    x = call_op("concatenate", {make_tuple(std::vector<Expr>(static_cast<size_t>(repeats[axis]), x))},
+                {{"axis", static_cast<int64_t>(axis)}});
+  }
+  return x;
+}
+
+// Keeps the upper (or lower) triangle of the last two axes: where(mask, x, 0), with the
+// mask computed now from the static matrix extents and k.
+ConvertResult convert_trilu(ConvertContext& c) {
+  const Shape shape = c.input_shape(0);
+  check(shape.size() >= 2 && shape[shape.size() - 2] != kAnyDim && shape.back() != kAnyDim,
+        "Trilu needs static matrix extents (the last two axes), found ", shape_str(shape));
+  int64_t k = 0;
+  if (c.has_input(1)) {
+    NDArray k_value = c.require_constant_input(1, "k");
+    check(k_value.numel() == 1, "Trilu's k must be a scalar, found shape ", shape_str(k_value.shape()));
+    k = k_value.int_at(0);
+  }
+  bool upper = c.attrs().get_int("upper", 1) != 0;
+  int64_t rows = shape[shape.size() - 2], cols = shape.back();
+  NDArray mask = NDArray::empty({rows, cols}, DType::kBool);
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) mask.data<bool>()[i * cols + j] = upper ? j - i >= k : j - i <= k;
+  return call_op("where", {make_constant(mask), c.input(0), scalar_constant(c.input_dtype(0), 0)});
+}
+
+// DepthToSpace and SpaceToDepth are a reshape, a transpose and a reshape of NCHW data.
+Expr regroup(const Expr& x, const Shape& split, const std::vector<int64_t>& perm, const Shape& merged) {
+  Expr y = call_op("reshape", {x}, {{"newshape", split}});
+  y = call_op("transpose", {y}, {{"axes", perm}});
+  return call_op("reshape", {y}, {{"newshape", merged}});
+}
+
+const Shape& static_nchw(ConvertContext& c) {
+  const TensorTypeNode& t = c.input_type(0);
+  check(t.ndim() == 4 && t.is_static(), c.op_type(), " needs a static (N, C, H, W) input, found ", shape_str(t.shape));
+  return t.shape;
+}
+
+ConvertResult convert_depth_to_space(ConvertContext& c) {
+  const Shape& s = static_nchw(c);
+  int64_t b = c.attrs().get_int("blocksize");
+  check(b > 0 && s[1] % (b * b) == 0, "DepthToSpace blocksize ", b, " must divide the channels of ", shape_str(s));
+  int64_t n = s[0], ch = s[1] / (b * b), h = s[2], w = s[3];
+  Shape merged{n, ch, h * b, w * b};
+  if (c.attrs().get_string("mode", "DCR") == "DCR")
+    return regroup(c.input(0), {n, b, b, ch, h, w}, {0, 3, 4, 1, 5, 2}, merged);
+  return regroup(c.input(0), {n, ch, b, b, h, w}, {0, 1, 4, 2, 5, 3}, merged);
+}
+
+ConvertResult convert_space_to_depth(ConvertContext& c) {
+  const Shape& s = static_nchw(c);
+  int64_t b = c.attrs().get_int("blocksize");
+  check(b > 0 && s[2] % b == 0 && s[3] % b == 0, "SpaceToDepth blocksize ", b, " must divide the height and width of ",
+        shape_str(s));
+  int64_t n = s[0], ch = s[1], h = s[2] / b, w = s[3] / b;
+  return regroup(c.input(0), {n, ch, h, b, w, b}, {0, 3, 5, 1, 2, 4}, {n, ch * b * b, h, w});
 }
 
 // pads [b0, b1, ..., e0, e1, ...] over `axes` (all axes by default) -> nn.pad's pairs.
@@ -319,29 +376,32 @@ ConvertFn log_sum_exp(bool axes_from_input) {
   };
 }
 
-ConvertFn arg_reduce(std::string op) {
-  return [op = std::move(op)](ConvertContext& c) -> ConvertResult {
-    int64_t axis = normalize_onnx_axis(c.attrs().get_int("axis", 0), c.input_rank(0));
-    return call_op(op, {c.input(0)},
-                   {{"axis", std::vector<int64_t>{axis}},
-                    {"keepdims", c.attrs().get_int("keepdims", 1) != 0},
-                    {"select_last_index", c.attrs().get_int("select_last_index", 0) != 0}});
-  };
+// ArgMax/ArgMin: one axis (default 0), keepdims by default, select_last_index from opset 12.
+AttrConverter arg_reduce(const std::string& op) {
+  return AttrConverter(op)
+      .transform("axis", "axis", int_as_list, std::vector<int64_t>{0})
+      .transform("keepdims", "keepdims", int_as_bool, true)
+      .transform("select_last_index", "select_last_index", int_as_bool);
 }
 
 }  // namespace
 
 void register_tensor_converters(ConverterRegistry& r) {
   r.add("Reshape", 1, convert_reshape_v1).add("Reshape", 5, convert_reshape_v5);
-  r.add("Transpose", 1, convert_transpose);
+  r.add("Transpose", 1, AttrConverter("transpose").rename("perm", "axes"));
   r.add("Concat", 1, convert_concat);
   r.add("Split", 1, convert_split_v1).add("Split", 2, convert_split_v2).add("Split", 13, convert_split_v13);
   r.add("Squeeze", 1, squeeze(false)).add("Squeeze", 13, squeeze(true));
   r.add("Unsqueeze", 1, unsqueeze(false)).add("Unsqueeze", 13, unsqueeze(true));
   r.add("Slice", 1, convert_slice_v1).add("Slice", 10, convert_slice_v10);
-  r.add("Gather", 1, convert_gather);
+  // Negative indices count from the end, which take's wrap mode gives.
+  r.add("Gather", 1, AttrConverter("take").rename("axis", "axis", int64_t{0}).set("mode", "wrap"));
   r.add("Expand", 8, convert_expand);
   r.add("Pad", 1, convert_pad_v1).add("Pad", 11, convert_pad_v11);
+  r.add("Tile", 6, convert_tile);
+  r.add("Trilu", 14, convert_trilu);
+  r.add("DepthToSpace", 1, convert_depth_to_space);
+  r.add("SpaceToDepth", 1, convert_space_to_depth);
 
   r.add("Shape", 1, convert_shape);
   r.add("Size", 1, convert_size);
