@@ -1,16 +1,24 @@
 #!/usr/bin/env bash
-# Sets up the machine, builds kiln and runs the bundled example model: prints its IR
-# after type inference, runs it on the bundled input and shows the output.
+# Sets up the machine, builds kiln and runs the bundled example model (examples/cnn, a small
+# image classifier exported from PyTorch): prints its IR after import and type inference,
+# runs it on the bundled input and compares the result with PyTorch's.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/setup.sh"
 "$root/scripts/build.sh" release
 kiln="$root/build/release/kiln"
-example="$root/examples/mlp"
+example="$root/examples/cnn"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-echo "== kiln print examples/mlp/model.relay"
-"$kiln" print "$example/model.relay"
-echo "== kiln run examples/mlp/model.relay --engine interp"
-"$kiln" run "$example/model.relay" --engine interp --inputs "$example/inputs" --outputs "$out"
-/usr/bin/python3 -c "import numpy as np, sys; print(np.load(sys.argv[1]))" "$out/output_0.npy"
+echo "== kiln print examples/cnn/model.onnx   (weights elided)"
+"$kiln" print "$example/model.onnx" | sed '/^#\[metadata\]/,$d'
+echo "== kiln run examples/cnn/model.onnx --engine interp"
+"$kiln" run "$example/model.onnx" --engine interp --inputs "$example/inputs" --outputs "$out"
+/usr/bin/python3 - "$out/probs.npy" "$example/expected/probs.npy" <<'PY'
+import sys, numpy as np
+got, want = np.load(sys.argv[1]), np.load(sys.argv[2])
+np.set_printoptions(precision=5, suppress=True)
+print("kiln:   ", got[0])
+print("PyTorch:", want[0])
+print("max abs difference:", float(np.abs(got - want).max()))
+PY

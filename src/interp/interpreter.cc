@@ -18,6 +18,7 @@
 #include "kiln/ir/type_infer.h"
 #include "kiln/runtime/kernel_registry.h"
 #include "kiln/support/error.h"
+#include "kiln/support/strings.h"
 
 namespace kiln {
 
@@ -209,19 +210,35 @@ Value Frame::eval_call(NodeId id) {
   return interp_.call(*callee.closure(), args);
 }
 
-// Allocates one output per tensor of `type`, in order; returns the value they form.
-Value allocate_outputs(const Type& type, std::vector<NDArray>& outputs, const std::string& op) {
+// Allocates one output per tensor of `type`, in order. An output whose extent depends on
+// the data (NonZero, Unique: '?' even for static arguments) is left undefined for the
+// kernel to allocate.
+void allocate_outputs(const Type& type, std::vector<NDArray>& outputs, const std::string& op) {
   if (const auto* t = as_tensor(type)) {
-    if (!t->is_static()) throw std::move(Error(cat("cannot size an output of unknown shape ", type_str(type))).op(op));
-    outputs.push_back(NDArray::empty(t->shape, t->dtype));
-    return Value(outputs.back());
+    outputs.push_back(t->is_static() ? NDArray::empty(t->shape, t->dtype) : NDArray());
+    return;
   }
   if (const auto* t = as_tuple(type)) {
-    std::vector<Value> fields;
-    for (const auto& f : t->fields) fields.push_back(allocate_outputs(f, outputs, op));
-    return Value(std::move(fields));
+    for (const auto& f : t->fields) allocate_outputs(f, outputs, op);
+    return;
   }
   throw std::move(Error(cat("op results must be tensors or tuples of tensors, found ", type_str(type))).op(op));
+}
+
+// The value the kernel's outputs form, checked against the known part of `type`.
+Value assemble_outputs(const Type& type, const std::vector<NDArray>& outputs, size_t& next, const std::string& op) {
+  if (const auto* t = as_tuple(type)) {
+    std::vector<Value> fields;
+    for (const auto& f : t->fields) fields.push_back(assemble_outputs(f, outputs, next, op));
+    return Value(std::move(fields));
+  }
+  const NDArray& out = outputs.at(next++);
+  if (!out.defined()) throw std::move(Error(cat("the kernel did not size its output of type ", type_str(type))).op(op));
+  if (!interp::value_matches(type, Value(out)))
+    throw std::move(Error("the kernel's output does not match the op's type")
+                        .op(op)
+                        .expected(type_str(type), cat(shape_str(out.shape()), " ", dtype_name(out.dtype()))));
+  return Value(out);
 }
 
 Value Frame::eval_op_call(NodeId id, OpCall& op, const CallNode& call) {
@@ -240,9 +257,10 @@ Value Frame::eval_op_call(NodeId id, OpCall& op, const CallNode& call) {
     }
     if (!op.kernel) op.kernel = &KernelRegistry::global().get(op.def->kernel);
     std::vector<NDArray> outputs;
-    Value result = allocate_outputs(out_type, outputs, name);
+    allocate_outputs(out_type, outputs, name);
     (*op.kernel)(op.attrs, inputs, outputs);
-    return result;
+    size_t next = 0;
+    return assemble_outputs(out_type, outputs, next, name);
   } catch (Error& e) {
     e.op(name);
     throw;

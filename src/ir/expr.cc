@@ -2,11 +2,56 @@
 
 #include <mutex>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "kiln/ir/op.h"
 #include "kiln/support/error.h"
 
 namespace kiln {
+
+namespace {
+
+// Dropping the last reference to a long chain would free it recursively, one stack frame
+// per node, and overflow the stack. Nodes are therefore freed by a deleter that, when a
+// free is already in progress on this thread, queues the node instead of recursing; the
+// outermost deleter drains the queue in a loop.
+//
+// Set when this thread's queue is destroyed; a trivially destructible flag stays readable until the
+// thread's storage goes, so static Exprs released at exit fall back to plain deletion.
+thread_local bool deletion_queue_gone = false;
+
+struct DeletionQueue {
+  std::vector<const ExprNode*> pending;
+  bool draining = false;
+  ~DeletionQueue() { deletion_queue_gone = true; }
+};
+
+struct DeferredDelete {
+  void operator()(const ExprNode* node) const {
+    if (deletion_queue_gone) {
+      delete node;
+      return;
+    }
+    thread_local DeletionQueue queue;
+    queue.pending.push_back(node);
+    if (queue.draining) return;
+    queue.draining = true;
+    while (!queue.pending.empty()) {
+      const ExprNode* next = queue.pending.back();
+      queue.pending.pop_back();
+      delete next;
+    }
+    queue.draining = false;
+  }
+};
+
+template <typename Node, typename... Args>
+std::shared_ptr<const Node> new_node(Args&&... args) {
+  return std::shared_ptr<const Node>(new Node(std::forward<Args>(args)...), DeferredDelete{});
+}
+
+}  // namespace
 
 const std::string& OpNode::name() const { return def->name; }
 
@@ -20,9 +65,9 @@ bool FunctionNode::is_primitive() const {
   return v && !v->is_none() && v->as_int() != 0;
 }
 
-Var make_var(std::string name, Type type) { return std::make_shared<VarNode>(std::move(name), std::move(type)); }
-GlobalVar make_global_var(std::string name) { return std::make_shared<GlobalVarNode>(std::move(name)); }
-Expr make_constant(NDArray data) { return std::make_shared<ConstantNode>(std::move(data)); }
+Var make_var(std::string name, Type type) { return new_node<VarNode>(std::move(name), std::move(type)); }
+GlobalVar make_global_var(std::string name) { return new_node<GlobalVarNode>(std::move(name)); }
+Expr make_constant(NDArray data) { return new_node<ConstantNode>(std::move(data)); }
 
 Expr op_expr(const std::string& op_name) {
   static std::mutex mu;
@@ -30,31 +75,31 @@ Expr op_expr(const std::string& op_name) {
   const OpDef& def = OpRegistry::global().get(op_name);
   std::lock_guard<std::mutex> lock(mu);
   Expr& node = nodes[&def];
-  if (!node) node = std::make_shared<OpNode>(&def);
+  if (!node) node = new_node<OpNode>(&def);
   return node;
 }
 
 Expr make_call(Expr callee, std::vector<Expr> args, Attrs attrs) {
-  return std::make_shared<CallNode>(std::move(callee), std::move(args), std::move(attrs));
+  return new_node<CallNode>(std::move(callee), std::move(args), std::move(attrs));
 }
 
 Expr call_op(const std::string& op_name, std::vector<Expr> args, Attrs attrs) {
   return make_call(op_expr(op_name), std::move(args), std::move(attrs));
 }
 
-Expr make_tuple(std::vector<Expr> fields) { return std::make_shared<TupleNode>(std::move(fields)); }
-Expr make_tuple_get_item(Expr tuple, int index) { return std::make_shared<TupleGetItemNode>(std::move(tuple), index); }
+Expr make_tuple(std::vector<Expr> fields) { return new_node<TupleNode>(std::move(fields)); }
+Expr make_tuple_get_item(Expr tuple, int index) { return new_node<TupleGetItemNode>(std::move(tuple), index); }
 
 Function make_function(std::vector<Var> params, Expr body, Type ret_type, Attrs attrs) {
-  return std::make_shared<FunctionNode>(std::move(params), std::move(body), std::move(ret_type), std::move(attrs));
+  return new_node<FunctionNode>(std::move(params), std::move(body), std::move(ret_type), std::move(attrs));
 }
 
 Expr make_let(Var var, Expr value, Expr body) {
-  return std::make_shared<LetNode>(std::move(var), std::move(value), std::move(body));
+  return new_node<LetNode>(std::move(var), std::move(value), std::move(body));
 }
 
 Expr make_if(Expr cond, Expr then_branch, Expr else_branch) {
-  return std::make_shared<IfNode>(std::move(cond), std::move(then_branch), std::move(else_branch));
+  return new_node<IfNode>(std::move(cond), std::move(then_branch), std::move(else_branch));
 }
 
 std::vector<Expr> children(const Expr& e) {

@@ -72,6 +72,16 @@ NDArray NDArray::reshaped(Shape shape) const {
   return a;
 }
 
+NDArray NDArray::view(Shape shape, DType dtype) const {
+  NDArray a;
+  a.shape_ = std::move(shape);
+  a.dtype_ = dtype;
+  for (int64_t d : a.shape_) check(d >= 0, "cannot view a tensor of shape with unknown or negative dimension");
+  check(defined() && a.nbytes() <= nbytes(), "view of ", a.nbytes(), " bytes over a buffer of ", nbytes(), " bytes");
+  a.buffer_ = buffer_;
+  return a;
+}
+
 NDArray NDArray::cast(DType dtype) const {
   NDArray a = empty(shape_, dtype);
   bool to_int = is_int(dtype) || dtype == DType::kBool;

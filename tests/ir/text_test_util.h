@@ -34,23 +34,4 @@ inline Function add_chain(int n) {
   return make_function({x}, e);
 }
 
-// Releasing a 50,000-deep chain through its root recurses once per node in the
-// shared_ptr destructors, deep enough to overflow the stack under ASan. A keeper declared
-// before the chain holds every node and releases them parents first.
-class ReleaseParentsFirst {
- public:
-  ReleaseParentsFirst() = default;
-  ReleaseParentsFirst(const ReleaseParentsFirst&) = delete;
-  ReleaseParentsFirst& operator=(const ReleaseParentsFirst&) = delete;
-  ~ReleaseParentsFirst() {
-    while (!nodes_.empty()) nodes_.pop_back();
-  }
-  void hold(const Expr& root) {
-    post_order_visit(root, [&](const Expr& e) { nodes_.push_back(e); });
-  }
-
- private:
-  std::vector<Expr> nodes_;
-};
-
 }  // namespace kiln::testing

@@ -43,5 +43,6 @@ int cmd_run(const Args& args);
 // Runs ONNX backend test cases (model.onnx + test_data_set_*/); ends with the line
 // "N passed, N failed, N skipped".
 int cmd_onnx_test(const Args& args);
+int cmd_onnx_ops(const Args& args);
 
 }  // namespace kiln::cli

@@ -38,6 +38,7 @@ const std::vector<Command>& commands() {
        {"--verbose"},
        kiln::cli::cmd_onnx_test,
        "kiln onnx-test CASE_DIR... [--engine interp] [--verbose]"},
+      {"onnx-ops", {}, {}, kiln::cli::cmd_onnx_ops, "kiln onnx-ops   # supported ONNX ops and opset versions"},
   };
   return table;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -21,6 +22,10 @@ struct OnnxImportOptions {
   // Inputs whose values are known at import time: they become Constants (so e.g. a Reshape
   // shape fed as an input can be read) and are not parameters of @main.
   std::map<std::string, NDArray> fixed_inputs;
+  // Sequence-typed inputs: the shape of each element; such an input is a tuple of tensors.
+  std::map<std::string, std::vector<Shape>> sequence_shapes;
+  // Optional-typed inputs that hold no value.
+  std::set<std::string> absent_inputs;
   // Initializers become Constants in the body instead of parameters of @main.
   bool freeze_params = false;
   // Run onnx::checker::check_model before converting.
@@ -52,6 +57,15 @@ std::pair<std::string, Shape> parse_shape_override(const std::string& text);
 // A serialized TensorProto file, e.g. test_data_set_0/input_0.pb.
 NDArray read_onnx_tensor_file(const std::string& path);
 
+// The value in a backend test's .pb file of the given kind ("tensor", "sequence" or
+// "optional", as OnnxValueInfo::kind says): kind "tensor" with one tensor, "sequence" with
+// its elements, or "none" (an optional without value) with none.
+struct OnnxTestValue {
+  std::string kind;
+  std::vector<NDArray> tensors;
+};
+OnnxTestValue read_onnx_value_file(const std::string& path, const std::string& kind);
+
 // What a model's graph declares, without converting it (used by the conformance runner).
 struct OnnxValueInfo {
   std::string name;
@@ -70,5 +84,12 @@ OnnxGraphSummary summarize_onnx_file(const std::string& path);
 // "Add", "Conv" ... every (domain, op_type) a converter exists for, as "domain:op" for
 // domains other than the default one.
 std::vector<std::string> supported_onnx_ops();
+
+struct OnnxConverterVersions {
+  std::string domain;  // "ai.onnx", "com.microsoft" ...
+  std::string op_type;
+  std::vector<int> since_versions;  // an implementation per opset where semantics changed
+};
+std::vector<OnnxConverterVersions> onnx_converter_versions();
 
 }  // namespace kiln

@@ -2,6 +2,8 @@
 // caller has already allocated with the shapes and dtypes the op's type relation gave.
 // Tuple arguments arrive flattened, field by field; tuple results are several outputs.
 // Attributes arrive normalised: every attribute of the op's schema is present.
+// An output whose extent depends on the data (the relation gives '?', as for NonZero) arrives
+// undefined (!defined()); the kernel allocates it.
 #pragma once
 
 #include <functional>

@@ -58,6 +58,9 @@ class NDArray {
   NDArray clone() const;
   // Same buffer seen with another shape of equal element count.
   NDArray reshaped(Shape shape) const;
+  // Another tensor placed at the start of this one's buffer, which must hold its bytes; a
+  // memory plan keeps several tensors of any dtype in one block this way.
+  NDArray view(Shape shape, DType dtype) const;
   // Elementwise conversion into a new tensor.
   NDArray cast(DType dtype) const;
   // Byte-wise equality of shape, dtype and contents.

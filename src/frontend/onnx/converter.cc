@@ -59,6 +59,18 @@ void ConvertContext::warn(const std::string& message) {
   state_.warnings.push_back(cat("node '", label_, "' (", op_type(), "): ", message));
 }
 
+std::vector<Expr> ConvertContext::convert_subgraph(const onnx::GraphProto& graph, const std::vector<Expr>& args) const {
+  check(static_cast<bool>(subgraph_converter_), "this context cannot convert subgraphs");
+  return subgraph_converter_(graph, args);
+}
+
+const Expr& optional_none() {
+  static const Expr none = make_tuple({});
+  return none;
+}
+
+bool is_optional_none(const Expr& e) { return e && e.get() == optional_none().get(); }
+
 std::string canonical_domain(const std::string& domain) { return domain == "ai.onnx" ? "" : domain; }
 
 std::string domain_label(const std::string& domain) { return domain.empty() ? "ai.onnx" : domain; }
@@ -98,6 +110,16 @@ std::vector<std::string> ConverterRegistry::op_names() const {
   std::vector<std::string> out;
   for (const auto& [key, versions] : table_)
     out.push_back(key.first.empty() ? key.second : key.first + ":" + key.second);
+  return out;
+}
+
+std::vector<OnnxConverterVersions> ConverterRegistry::versions() const {
+  std::vector<OnnxConverterVersions> out;
+  for (const auto& [key, impls] : table_) {
+    OnnxConverterVersions entry{domain_label(key.first), key.second, {}};
+    for (const auto& impl : impls) entry.since_versions.push_back(impl.first);
+    out.push_back(std::move(entry));
+  }
   return out;
 }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "frontend/onnx/attributes.h"
+#include "kiln/frontend/onnx.h"
 #include "kiln/ir/expr.h"
 
 namespace kiln::frontend {
@@ -73,6 +74,13 @@ class ConvertContext {
 
   void warn(const std::string& message);
 
+  // Converts a graph attribute (the body of If, Loop, Scan) with its inputs bound to `args`
+  // (one per graph input); names of the enclosing graphs stay visible. One expression per
+  // graph output, nullptr for an optional without a value. Set by the importer.
+  using SubgraphConverter = std::function<std::vector<Expr>(const onnx::GraphProto&, const std::vector<Expr>&)>;
+  void set_subgraph_converter(SubgraphConverter fn) { subgraph_converter_ = std::move(fn); }
+  std::vector<Expr> convert_subgraph(const onnx::GraphProto& graph, const std::vector<Expr>& args) const;
+
  private:
   const onnx::NodeProto& node_;
   std::string label_;
@@ -80,7 +88,13 @@ class ConvertContext {
   std::vector<Expr> inputs_;
   const OnnxAttrs& attrs_;
   ImportState& state_;
+  SubgraphConverter subgraph_converter_;
 };
+
+// What a converter returns for an ONNX optional without a value (Optional() with no
+// input): the importer binds the name to nothing, so readers see an absent input.
+const Expr& optional_none();
+bool is_optional_none(const Expr& e);
 
 using ConvertFn = std::function<ConvertResult(ConvertContext&)>;
 
@@ -102,6 +116,8 @@ class ConverterRegistry {
 
   // "Add", "com.microsoft:FusedConv" ...
   std::vector<std::string> op_names() const;
+  // The opset versions each (domain, op_type) has an implementation from, ascending.
+  std::vector<OnnxConverterVersions> versions() const;
 
   // The registry with every built-in converter family, built on first use.
   static const ConverterRegistry& builtin();

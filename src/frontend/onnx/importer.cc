@@ -2,6 +2,8 @@
 // (topologically), graph outputs. Each node is typed as it is converted, and a node whose
 // inputs are all known at import time is evaluated on the spot, so shape computations
 // (Shape -> Gather -> Unsqueeze -> Concat -> Reshape) fold away when input shapes are static.
+#include <onnx/onnx-data_pb.h>
+
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -77,6 +79,34 @@ std::string value_kind(const onnx::TypeProto& t) {
 
 bool is_int_or_bool(DType t) { return is_int(t) || t == DType::kBool; }
 
+// The names one graph defines. A subgraph (the body of If, Loop, Scan) sees the names of
+// the graphs around it. A name bound to nullptr is an optional without a value.
+struct Scope {
+  std::unordered_map<std::string, Expr> values;
+  const Scope* parent = nullptr;
+
+  const Expr* find(const std::string& name) const {
+    for (const Scope* s = this; s; s = s->parent) {
+      auto it = s->values.find(name);
+      if (it != s->values.end()) return &it->second;
+    }
+    return nullptr;
+  }
+  bool defines(const std::string& name) const { return find(name) != nullptr; }
+};
+
+// Every node of a graph and of the subgraphs in its attributes.
+void for_each_node(const onnx::GraphProto& graph, const std::function<void(const onnx::NodeProto&, int)>& fn) {
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const auto& node = graph.node(i);
+    fn(node, i);
+    for (const auto& attr : node.attribute()) {
+      if (attr.has_g()) for_each_node(attr.g(), fn);
+      for (const auto& g : attr.graphs()) for_each_node(g, fn);
+    }
+  }
+}
+
 class GraphImporter {
  public:
   GraphImporter(const onnx::ModelProto& model, const OnnxImportOptions& options, std::string base_dir)
@@ -87,7 +117,7 @@ class GraphImporter {
   // Nodes free their operands recursively; releasing the latest first keeps that shallow
   // however deep the graph is.
   ~GraphImporter() {
-    values_.clear();
+    root_.values.clear();
     while (!bound_.empty()) bound_.pop_back();
   }
 
@@ -97,7 +127,7 @@ class GraphImporter {
     if (options_.run_checker) run_onnx_checker(model_);
     add_initializers();
     add_inputs();
-    for (int index : topological_order()) convert_node(index);
+    for (int index : topological_order(graph_)) convert_node(graph_, index);
     return finish(collect_outputs());
   }
 
@@ -113,17 +143,16 @@ class GraphImporter {
   // Every op the model uses that kiln cannot convert, reported together before any work.
   void check_ops_supported() {
     std::vector<UnsupportedOp> unsupported;
-    for (int i = 0; i < graph_.node_size(); ++i) {
-      const auto& node = graph_.node(i);
+    for_each_node(graph_, [&](const onnx::NodeProto& node, int i) {
       std::string why = unsupported_reason(node);
-      if (why.empty()) continue;
+      if (why.empty()) return;
       std::string domain = canonical_domain(node.domain());
       auto it = std::find_if(unsupported.begin(), unsupported.end(),
                              [&](const UnsupportedOp& u) { return u.op_type == node.op_type() && u.domain == domain; });
       if (it == unsupported.end()) it = unsupported.insert(unsupported.end(), {node.op_type(), domain, why, {}, 0});
       if (it->nodes.size() < kNodesNamedPerOp) it->nodes.push_back(node_label(node, i));
       ++it->count;
-    }
+    });
     if (unsupported.empty()) return;
     std::vector<std::string> parts;
     for (const auto& u : unsupported) {
@@ -156,7 +185,7 @@ class GraphImporter {
     for (int i = 0; i < graph_.initializer_size(); ++i) {
       const auto& init = graph_.initializer(i);
       if (init.name().empty()) throw Error(cat("initializer #", i, " has no name; every initializer needs one"));
-      check(!values_.count(init.name()), "initializer '", init.name(), "' is defined twice");
+      check(!scope_->defines(init.name()), "initializer '", init.name(), "' is defined twice");
       NDArray value;
       try {
         value = ndarray_from_tensor_proto(init, base_dir_);
@@ -164,11 +193,11 @@ class GraphImporter {
         throw Error(cat("initializer '", init.name(), "': ", e.what()));
       }
       if (options_.freeze_params) {
-        values_[init.name()] = make_constant(value);
+        scope_->values[init.name()] = make_constant(value);
         continue;
       }
       Var var = make_var(init.name(), tensor_type(value.shape(), value.dtype()));
-      values_[init.name()] = var;
+      scope_->values[init.name()] = var;
       state_.param_values[var.get()] = value;
       params_.push_back({init.name(), var});
     }
@@ -182,31 +211,68 @@ class GraphImporter {
       check(!in.name().empty(), "a graph input has no name");
       if (initializers.count(in.name())) continue;  // an initializer with a declared input: a param
       real_inputs.push_back(in.name());
-      check(!values_.count(in.name()), "graph input '", in.name(), "' is declared twice");
+      check(!scope_->defines(in.name()), "graph input '", in.name(), "' is declared twice");
+      if (options_.absent_inputs.count(in.name())) {
+        check(in.type().has_optional_type(), "input '", in.name(), "' is given no value but is a ",
+              value_kind(in.type()), ", not an optional");
+        scope_->values[in.name()] = nullptr;
+        continue;
+      }
       auto fixed = options_.fixed_inputs.find(in.name());
       if (fixed != options_.fixed_inputs.end()) {
-        values_[in.name()] = fixed_input(in, fixed->second);
+        scope_->values[in.name()] = fixed_input(in, fixed->second);
         continue;
       }
       Var var = make_var(in.name(), input_type(in));
-      values_[in.name()] = var;
+      scope_->values[in.name()] = var;
       input_vars_.push_back(var);
       input_names_.push_back(in.name());
     }
     check_overrides_name_inputs(options_.shapes, "--shape", real_inputs, initializers);
     check_overrides_name_inputs(options_.dtypes, "a dtype override", real_inputs, initializers);
     check_overrides_name_inputs(options_.fixed_inputs, "a fixed input value", real_inputs, initializers);
+    check_overrides_name_inputs(options_.sequence_shapes, "a sequence shape", real_inputs, initializers);
+    std::map<std::string, bool> absent;
+    for (const auto& name : options_.absent_inputs) absent[name] = true;
+    check_overrides_name_inputs(absent, "an absent input", real_inputs, initializers);
+  }
+
+  // An optional input with a value is that value.
+  static const onnx::TypeProto& value_type(const onnx::ValueInfoProto& in) {
+    return in.type().has_optional_type() ? in.type().optional_type().elem_type() : in.type();
+  }
+
+  // A sequence input is a tuple of its elements, whose shapes the caller gives.
+  Type sequence_input_type(const onnx::ValueInfoProto& in, const onnx::TypeProto_Sequence& sequence) {
+    const std::string what = cat("input '", in.name(), "'");
+    check(sequence.elem_type().has_tensor_type(), what, " is a sequence of ", value_kind(sequence.elem_type()),
+          " values; kiln supports sequences of tensors only");
+    const auto& tensor = sequence.elem_type().tensor_type();
+    DType dtype = expect_dtype_from_onnx(tensor.elem_type(), what);
+    auto given = options_.sequence_shapes.find(in.name());
+    if (given == options_.sequence_shapes.end())
+      throw Error(cat(what, " is a sequence: kiln needs the number and shapes of its elements"));
+    DeclaredShape declared = declared_shape(tensor);
+    std::vector<Type> fields;
+    for (const Shape& shape : given->second) {
+      if (declared.known_rank && declared.dims.size() != shape.size())
+        throw std::move(Error(cat("an element of sequence ", what, " has the wrong rank"))
+                            .expected(cat("(", join(declared.names), ")"), shape_str(shape)));
+      fields.push_back(tensor_type(shape, dtype));
+    }
+    return tuple_type(std::move(fields));
   }
 
   // A Constant for an input whose value the caller gives; it must fit the declared type.
   Expr fixed_input(const onnx::ValueInfoProto& in, const NDArray& value) {
     const std::string what = cat("input '", in.name(), "'");
-    check(in.type().has_tensor_type(), what, " is a ", value_kind(in.type()), "; kiln supports tensor inputs only");
-    DType declared = expect_dtype_from_onnx(in.type().tensor_type().elem_type(), what);
+    const onnx::TypeProto& type = value_type(in);
+    check(type.has_tensor_type(), what, " is a ", value_kind(type), "; kiln fixes tensor inputs only");
+    DType declared = expect_dtype_from_onnx(type.tensor_type().elem_type(), what);
     if (declared != value.dtype())
       throw std::move(Error(cat("the fixed value of ", what, " has the wrong dtype"))
                           .expected(std::string(dtype_name(declared)), std::string(dtype_name(value.dtype()))));
-    DeclaredShape shape = declared_shape(in.type().tensor_type());
+    DeclaredShape shape = declared_shape(type.tensor_type());
     if (shape.known_rank && shape.dims.size() != value.shape().size())
       throw std::move(Error(cat("the fixed value of ", what, " has the wrong rank"))
                           .expected(cat("(", join(shape.names), ")"), shape_str(value.shape())));
@@ -229,9 +295,11 @@ class GraphImporter {
 
   Type input_type(const onnx::ValueInfoProto& in) {
     const std::string what = cat("input '", in.name(), "'");
-    if (!in.type().has_tensor_type())
-      throw Error(cat(what, " is a ", value_kind(in.type()), "; kiln supports tensor inputs only"));
-    const auto& tensor = in.type().tensor_type();
+    const onnx::TypeProto& type = value_type(in);
+    if (type.has_sequence_type()) return sequence_input_type(in, type.sequence_type());
+    if (!type.has_tensor_type())
+      throw Error(cat(what, " is a ", value_kind(type), "; kiln supports tensor, sequence and optional inputs only"));
+    const auto& tensor = type.tensor_type();
     auto dtype_override = options_.dtypes.find(in.name());
     DType dtype = dtype_override != options_.dtypes.end() ? dtype_override->second
                                                           : expect_dtype_from_onnx(tensor.elem_type(), what);
@@ -262,33 +330,40 @@ class GraphImporter {
 
   // Node indices in an order where every input is produced before it is read: ONNX's own
   // order when it is already sorted. Dangling names and cycles are errors naming nodes.
-  std::vector<int> topological_order() const {
-    const int n = graph_.node_size();
+  std::vector<int> topological_order(const onnx::GraphProto& graph) const {
+    const int n = graph.node_size();
     std::unordered_map<std::string, int> producer;
     for (int i = 0; i < n; ++i) {
-      for (const auto& out : graph_.node(i).output()) {
+      for (const auto& out : graph.node(i).output()) {
         if (out.empty()) continue;
-        if (values_.count(out))
-          throw Error(cat("node '", node_label(graph_.node(i), i), "' writes '", out,
+        if (scope_->defines(out))
+          throw Error(cat("node '", node_label(graph.node(i), i), "' writes '", out,
                           "', which is already a graph input or initializer"));
         auto [it, fresh] = producer.emplace(out, i);
         if (!fresh)
           throw Error(cat("tensor '", out, "' is written by two nodes, '",
-                          node_label(graph_.node(it->second), it->second), "' and '", node_label(graph_.node(i), i),
+                          node_label(graph.node(it->second), it->second), "' and '", node_label(graph.node(i), i),
                           "'"));
       }
     }
     std::vector<int> waiting_for(n, 0);
     std::vector<std::vector<int>> readers(n);
     for (int i = 0; i < n; ++i) {
-      std::set<std::string> names(graph_.node(i).input().begin(), graph_.node(i).input().end());
+      std::set<std::string> names(graph.node(i).input().begin(), graph.node(i).input().end());
+      for (const auto& name : names_read_inside(graph.node(i))) {
+        auto p = producer.find(name);
+        if (p != producer.end() && p->second != i && !names.count(name)) {
+          ++waiting_for[i];
+          readers[p->second].push_back(i);
+        }
+      }
       for (const auto& name : names) {
-        if (name.empty() || values_.count(name)) continue;
+        if (name.empty() || scope_->defines(name)) continue;
         auto p = producer.find(name);
         if (p == producer.end())
           throw std::move(Error(cat("input '", name, "' is not produced by any node, initializer or graph input"))
-                              .node(node_label(graph_.node(i), i))
-                              .op(graph_.node(i).op_type()));
+                              .node(node_label(graph.node(i), i))
+                              .op(graph.node(i).op_type()));
         ++waiting_for[i];
         readers[p->second].push_back(i);
       }
@@ -307,29 +382,76 @@ class GraphImporter {
     if (static_cast<int>(order.size()) < n) {
       std::vector<std::string> stuck;
       for (int i = 0; i < n && stuck.size() < kNodesNamedPerOp; ++i)
-        if (waiting_for[i] > 0) stuck.push_back(node_label(graph_.node(i), i));
+        if (waiting_for[i] > 0) stuck.push_back(node_label(graph.node(i), i));
       throw Error(cat("the graph has a cycle: ", n - static_cast<int>(order.size()),
                       " nodes wait on each other's outputs, among them ", quoted_list(stuck)));
     }
     return order;
   }
 
-  void convert_node(int index) {
-    const onnx::NodeProto& node = graph_.node(index);
+  // Names the subgraphs of a node read (a superset of what they take from outside), so
+  // that a node is converted after the producers of the names its body captures.
+  static std::set<std::string> names_read_inside(const onnx::NodeProto& node) {
+    std::set<std::string> names;
+    for (const auto& attr : node.attribute()) {
+      auto add = [&](const onnx::GraphProto& g) {
+        for_each_node(g, [&](const onnx::NodeProto& n, int) { names.insert(n.input().begin(), n.input().end()); });
+        for (const auto& out : g.output()) names.insert(out.name());
+      };
+      if (attr.has_g()) add(attr.g());
+      for (const auto& g : attr.graphs()) add(g);
+    }
+    names.erase("");
+    return names;
+  }
+
+  void convert_node(const onnx::GraphProto& graph, int index) {
+    const onnx::NodeProto& node = graph.node(index);
     std::string label = node_label(node, index);
     try {
       std::vector<Expr> inputs;
-      for (const auto& name : node.input()) inputs.push_back(name.empty() ? nullptr : values_.at(name));
+      for (const auto& name : node.input()) inputs.push_back(name.empty() ? nullptr : *scope_->find(name));
       OnnxAttrs attrs(node.attribute(), base_dir_);
       std::string domain = canonical_domain(node.domain());
       int64_t opset = opsets_.at(domain);
       ConvertContext ctx(node, label, opset, inputs, attrs, state_);
+      ctx.set_subgraph_converter(
+          [this](const onnx::GraphProto& body, const std::vector<Expr>& args) { return convert_subgraph(body, args); });
       ConvertResult result = (*registry().find(domain, node.op_type(), opset).fn)(ctx);
       bind_outputs(node, spread_tuple(node, std::move(result.outputs)), foldable(inputs));
     } catch (Error& e) {
       e.node(label).op(node.op_type());
       throw;
     }
+  }
+
+  // The body of If, Loop or Scan, converted with its inputs bound to `args` in a scope
+  // nested in the current one; one expression per graph output, nullptr for "no value".
+  std::vector<Expr> convert_subgraph(const onnx::GraphProto& graph, const std::vector<Expr>& args) {
+    if (static_cast<size_t>(graph.input_size()) != args.size())
+      throw std::move(Error(cat("subgraph '", graph.name(), "' has the wrong number of inputs"))
+                          .expected(cat(args.size()), cat(graph.input_size())));
+    Scope inner;
+    inner.parent = scope_;
+    Scope* outer = scope_;
+    scope_ = &inner;
+    struct Restore {
+      Scope*& current;
+      Scope* saved;
+      ~Restore() { current = saved; }
+    } restore{scope_, outer};
+    for (const auto& init : graph.initializer())
+      inner.values[init.name()] = make_constant(ndarray_from_tensor_proto(init, base_dir_));
+    for (int i = 0; i < graph.input_size(); ++i) inner.values[graph.input(i).name()] = args[i];
+    for (int index : topological_order(graph)) convert_node(graph, index);
+    std::vector<Expr> outputs;
+    for (const auto& out : graph.output()) {
+      const Expr* value = scope_->find(out.name());
+      check(value != nullptr, "output '", out.name(), "' of subgraph '", graph.name(),
+            "' is not produced by any node, initializer or input");
+      outputs.push_back(*value);
+    }
+    return outputs;
   }
 
   // A converter may return one tuple for a node with several outputs.
@@ -362,10 +484,14 @@ class GraphImporter {
       if (static_cast<size_t>(k) >= outputs.size() || !outputs[k])
         throw Error(cat("output ", k, " ('", name, "') is not produced by kiln's converter, which gives ",
                         outputs.size(), " outputs"));
+      if (is_optional_none(outputs[k])) {
+        scope_->values[name] = nullptr;
+        continue;
+      }
       Expr value = outputs[k];
       infer_type_incrementally(value);
       if (fold) value = fold_constant(value);
-      values_[name] = value;
+      scope_->values[name] = value;
       bound_.push_back(value);
     }
   }
@@ -385,9 +511,10 @@ class GraphImporter {
     check(graph_.output_size() > 0, "the graph has no outputs");
     std::vector<Expr> outputs;
     for (const auto& out : graph_.output()) {
-      auto it = values_.find(out.name());
-      check(it != values_.end(), "graph output '", out.name(), "' is not produced by any node, initializer or input");
-      outputs.push_back(it->second);
+      const Expr* value = scope_->find(out.name());
+      check(value != nullptr, "graph output '", out.name(), "' is not produced by any node, initializer or input");
+      // An optional without a value is an output of no tensors.
+      outputs.push_back(*value ? *value : make_tuple({}));
       output_names_.push_back(out.name());
     }
     return outputs.size() == 1 ? outputs[0] : make_tuple(outputs);
@@ -418,7 +545,8 @@ class GraphImporter {
   const OnnxImportOptions& options_;
   std::string base_dir_;
   std::map<std::string, int64_t> opsets_;
-  std::unordered_map<std::string, Expr> values_;     // ONNX tensor name -> its expression
+  Scope root_;                                       // ONNX names of the main graph -> expressions
+  Scope* scope_ = &root_;                            // where names are looked up and bound now
   std::vector<Expr> bound_;                          // node outputs in conversion order
   std::vector<std::pair<std::string, Var>> params_;  // initializer params, ONNX order
   std::vector<Var> input_vars_;
@@ -523,6 +651,59 @@ NDArray read_onnx_tensor_file(const std::string& path) {
     check(tensor.ParseFromString(bytes), "not a serialized onnx.TensorProto (truncated or corrupt)");
     std::string dir = std::filesystem::path(path).parent_path().string();
     return frontend::ndarray_from_tensor_proto(tensor, dir.empty() ? "." : dir);
+  } catch (Error& e) {
+    e.file(path);
+    throw;
+  }
+}
+
+namespace {
+
+std::vector<NDArray> sequence_tensors(const onnx::SequenceProto& sequence, const std::string& dir) {
+  check(sequence.elem_type() == onnx::SequenceProto::TENSOR || sequence.tensor_values_size() > 0 ||
+            sequence.elem_type() == onnx::SequenceProto::UNDEFINED,
+        "only sequences of tensors are supported");
+  std::vector<NDArray> out;
+  for (const auto& t : sequence.tensor_values()) out.push_back(frontend::ndarray_from_tensor_proto(t, dir));
+  return out;
+}
+
+}  // namespace
+
+OnnxTestValue read_onnx_value_file(const std::string& path, const std::string& kind) {
+  try {
+    std::string bytes = frontend::read_model_bytes(path);
+    std::string dir = std::filesystem::path(path).parent_path().string();
+    if (dir.empty()) dir = ".";
+    OnnxTestValue out;
+    if (kind == "tensor") {
+      onnx::TensorProto tensor;
+      check(tensor.ParseFromString(bytes), "not a serialized onnx.TensorProto (truncated or corrupt)");
+      out.kind = "tensor";
+      out.tensors.push_back(frontend::ndarray_from_tensor_proto(tensor, dir));
+    } else if (kind == "sequence") {
+      onnx::SequenceProto sequence;
+      check(sequence.ParseFromString(bytes), "not a serialized onnx.SequenceProto (truncated or corrupt)");
+      out.kind = "sequence";
+      out.tensors = sequence_tensors(sequence, dir);
+    } else if (kind == "optional") {
+      onnx::OptionalProto optional;
+      check(optional.ParseFromString(bytes), "not a serialized onnx.OptionalProto (truncated or corrupt)");
+      if (optional.has_tensor_value()) {
+        out.kind = "tensor";
+        out.tensors.push_back(frontend::ndarray_from_tensor_proto(optional.tensor_value(), dir));
+      } else if (optional.has_sequence_value()) {
+        out.kind = "sequence";
+        out.tensors = sequence_tensors(optional.sequence_value(), dir);
+      } else {
+        check(optional.elem_type() != onnx::OptionalProto::MAP && optional.elem_type() != onnx::OptionalProto::OPTIONAL,
+              "only optionals of tensors and sequences are supported");
+        out.kind = "none";
+      }
+    } else {
+      throw Error(cat("values of kind '", kind, "' are not supported"));
+    }
+    return out;
   } catch (Error& e) {
     e.file(path);
     throw;

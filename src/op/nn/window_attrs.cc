@@ -14,6 +14,37 @@ Pair2D pair_attr(const Attrs& attrs, const std::string& name, int64_t minimum) {
   return v.size() == 1 ? Pair2D{v[0], v[0]} : Pair2D{v[0], v[1]};
 }
 
+std::vector<int64_t> spatial_attr(const Attrs& attrs, const std::string& name, size_t rank, int64_t minimum) {
+  std::vector<int64_t> v = attrs.get_ints(name);
+  if (v.size() != 1 && v.size() != rank)
+    throw std::move(Error(cat("attribute '", name, "' must have 1 or ", rank, " values"))
+                        .expected(cat("[v] or ", rank, " values"), attrs.get(name).to_string()));
+  for (int64_t x : v)
+    if (x < minimum)
+      throw std::move(Error(cat("attribute '", name, "' must hold values of at least ", minimum))
+                          .expected(cat("values >= ", minimum), attrs.get(name).to_string()));
+  if (v.size() == 1) v.assign(rank, v[0]);
+  return v;
+}
+
+std::vector<int64_t> padding_nd_attr(const Attrs& attrs, size_t rank, const std::string& name) {
+  std::vector<int64_t> v = attrs.get_ints(name);
+  for (int64_t x : v)
+    if (x < 0)
+      throw std::move(Error(cat("attribute '", name, "' must not be negative"))
+                          .expected("values >= 0", attrs.get(name).to_string()));
+  if (v.size() == 1) return std::vector<int64_t>(2 * rank, v[0]);
+  if (v.size() == rank) {
+    std::vector<int64_t> both = v;
+    both.insert(both.end(), v.begin(), v.end());
+    return both;
+  }
+  if (v.size() == 2 * rank) return v;
+  throw std::move(Error(cat("attribute '", name, "' must have 1, ", rank, " or ", 2 * rank, " values"))
+                      .expected(cat("[p], one value per axis, or ", rank, " begins then ", rank, " ends"),
+                                attrs.get(name).to_string()));
+}
+
 Padding2D padding_attr(const Attrs& attrs, const std::string& name) {
   std::vector<int64_t> v = attrs.get_ints(name);
   for (int64_t x : v)

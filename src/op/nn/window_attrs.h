@@ -25,6 +25,12 @@ struct Layout2D {
   int n, c, h, w;
 };
 
+// An attribute given as [v] or one value per spatial axis (`rank` of them, e.g. [vd, vh, vw]);
+// each value must be at least `minimum`.
+std::vector<int64_t> spatial_attr(const Attrs& attrs, const std::string& name, size_t rank, int64_t minimum);
+// 'padding' given as [p], one value per spatial axis, or all begins then all ends; returned as
+// 2 * rank values (begins, then ends). Negative values are errors.
+std::vector<int64_t> padding_nd_attr(const Attrs& attrs, size_t rank, const std::string& name = "padding");
 // An attribute given as [v] or [vh, vw]; each value must be at least `minimum`.
 Pair2D pair_attr(const Attrs& attrs, const std::string& name, int64_t minimum);
 // 'padding' given as [p], [ph, pw] or [top, left, bottom, right]; negative values are errors.

@@ -1,6 +1,6 @@
-// Ops: add, subtract, multiply, divide, power, maximum, minimum (result has the operands'
-// dtype) and the comparisons equal, not_equal, less, less_equal, greater, greater_equal
-// (result bool). Operands must have the same dtype and broadcast numpy-style.
+// Ops: add, subtract, multiply, divide, power, maximum, minimum, mod, floor_mod (result has
+// the operands' dtype), left_shift, right_shift (integer dtypes) and the comparisons equal, not_equal, less,
+// less_equal, greater, greater_equal (result bool). Operands must have the same dtype and broadcast numpy-style.
 //
 // Integer divide truncates toward zero, as C and ONNX's Div do; integer add/subtract/
 // multiply/power wrap around on overflow. See src/runtime/kernels/tensor/binary.cc.
@@ -12,24 +12,33 @@ namespace {
 
 enum class Result : uint8_t { kSameDType, kBool };
 
-Type binary_relation(const std::vector<Type>& args, DTypeClass accepted, Result result) {
+// The shifts take integers only; DTypeClass has no such class, so they check here.
+void require_integer(const std::string& arg_name, DType t) {
+  if (!is_int(t))
+    throw std::move(Error(cat("argument '", arg_name, "' has an unsupported dtype"))
+                        .expected("an integer dtype", std::string(dtype_name(t))));
+}
+
+Type binary_relation(const std::vector<Type>& args, DTypeClass accepted, Result result, bool integers_only = false) {
   const TensorTypeNode& lhs = arg_tensor(args, 0, "lhs");
   const TensorTypeNode& rhs = arg_tensor(args, 1, "rhs");
   require_same_dtype("lhs", lhs.dtype, "rhs", rhs.dtype);
   require_dtype("lhs", lhs.dtype, accepted);
+  if (integers_only) require_integer("lhs", lhs.dtype);
   Shape shape = broadcast_args("lhs", lhs.shape, "rhs", rhs.shape);
   return tensor_type(std::move(shape), result == Result::kBool ? DType::kBool : lhs.dtype);
 }
 
 void add_binary_op(OpRegistry& registry, const std::string& name, const std::string& doc, DTypeClass accepted,
-                   Result result) {
+                   Result result, bool integers_only = false) {
   registry.add(name)
       .describe(doc)
       .arg("lhs")
       .arg("rhs")
-      .set_relation(
-          named_relation(name, [accepted, result](const std::vector<Type>& args,
-                                                  const Attrs&) { return binary_relation(args, accepted, result); }))
+      .set_relation(named_relation(name,
+                                   [accepted, result, integers_only](const std::vector<Type>& args, const Attrs&) {
+                                     return binary_relation(args, accepted, result, integers_only);
+                                   }))
       .set_pattern(OpPattern::kBroadcast);
 }
 
@@ -46,6 +55,22 @@ void register_tensor_binary_ops(OpRegistry& registry) {
   add_binary_op(registry, "power", "lhs ** rhs, broadcasting.", numeric, same);
   add_binary_op(registry, "maximum", "Elementwise maximum, broadcasting; NaN propagates.", numeric, same);
   add_binary_op(registry, "minimum", "Elementwise minimum, broadcasting; NaN propagates.", numeric, same);
+  add_binary_op(registry, "mod",
+                "Remainder of truncating division (C fmod): the result has the sign of lhs. Integer "
+                "division by zero is an error.",
+                numeric, same);
+  add_binary_op(registry, "floor_mod",
+                "Remainder of flooring division (Python %): the result has the sign of rhs. Integer "
+                "division by zero is an error.",
+                numeric, same);
+  add_binary_op(registry, "left_shift",
+                "lhs << rhs for integers; bits shifted past the width are lost (a shift by the width or "
+                "more gives 0). A negative shift is an error.",
+                numeric, same, true);
+  add_binary_op(registry, "right_shift",
+                "lhs >> rhs for integers, arithmetic for signed types (a shift by the width or more "
+                "gives 0, or -1 for negative lhs). A negative shift is an error.",
+                numeric, same, true);
 
   const DTypeClass any = DTypeClass::kAny;
   const Result boolean = Result::kBool;

@@ -1,6 +1,8 @@
-// Ops: sigmoid, tanh, exp, log, sqrt, rsqrt, erf (float dtypes), abs, negative, clip
-// (every dtype but bool) and cast (any dtype to any dtype). All are elementwise and
-// keep the shape of their argument; cast alone changes the dtype.
+// Ops: sigmoid, tanh, exp, log, sqrt, rsqrt, erf, the trigonometric and hyperbolic
+// functions and their inverses, floor, ceil, round, trunc (float dtypes); abs, negative,
+// sign, clip (every dtype but bool); isnan, isinf, isfinite (float dtypes, bool result);
+// logical_not (bool); cast (any dtype to any dtype). All are elementwise and keep the
+// shape of their argument; cast and the is* predicates change the dtype.
 #include "op/op_util.h"
 #include "op/tensor/elemwise_checks.h"
 
@@ -21,6 +23,26 @@ void add_unary_op(OpRegistry& registry, const std::string& name, const std::stri
       .arg("data")
       .set_relation(unary_relation(name, accepted))
       .set_pattern(OpPattern::kElemwise);
+}
+
+// Predicates on float data: same shape, bool result.
+TypeRelation predicate_relation(const std::string& name) {
+  return named_relation(name, [](const std::vector<Type>& args, const Attrs&) {
+    const TensorTypeNode& data = arg_tensor(args, 0, "data");
+    require_dtype("data", data.dtype, DTypeClass::kFloat);
+    return tensor_type(data.shape, DType::kBool);
+  });
+}
+
+void add_predicate_op(OpRegistry& registry, const std::string& name, const std::string& doc) {
+  registry.add(name).describe(doc).arg("data").set_relation(predicate_relation(name)).set_pattern(OpPattern::kElemwise);
+}
+
+Type logical_not_relation(const std::vector<Type>& args, const Attrs&) {
+  const TensorTypeNode& data = arg_tensor(args, 0, "data");
+  if (data.dtype != DType::kBool)
+    throw std::move(Error("argument 'data' must be bool").expected("bool", std::string(dtype_name(data.dtype))));
+  return args[0];
 }
 
 Type cast_relation(const std::vector<Type>& args, const Attrs& attrs) {
@@ -44,6 +66,30 @@ void register_tensor_unary_ops(OpRegistry& registry) {
   add_unary_op(registry, "sqrt", "Square root.", fp);
   add_unary_op(registry, "rsqrt", "1 / sqrt(x).", fp);
   add_unary_op(registry, "erf", "Gauss error function.", fp);
+  add_unary_op(registry, "sin", "Sine (radians).", fp);
+  add_unary_op(registry, "cos", "Cosine (radians).", fp);
+  add_unary_op(registry, "tan", "Tangent (radians).", fp);
+  add_unary_op(registry, "asin", "Arcsine; NaN outside [-1, 1].", fp);
+  add_unary_op(registry, "acos", "Arccosine; NaN outside [-1, 1].", fp);
+  add_unary_op(registry, "atan", "Arctangent.", fp);
+  add_unary_op(registry, "sinh", "Hyperbolic sine.", fp);
+  add_unary_op(registry, "cosh", "Hyperbolic cosine.", fp);
+  add_unary_op(registry, "asinh", "Inverse hyperbolic sine.", fp);
+  add_unary_op(registry, "acosh", "Inverse hyperbolic cosine; NaN below 1.", fp);
+  add_unary_op(registry, "atanh", "Inverse hyperbolic tangent; +-inf at +-1, NaN outside [-1, 1].", fp);
+  add_unary_op(registry, "floor", "Largest integer value not above x.", fp);
+  add_unary_op(registry, "ceil", "Smallest integer value not below x.", fp);
+  add_unary_op(registry, "round", "Nearest integer value; halves round to even (as ONNX Round and numpy).", fp);
+  add_unary_op(registry, "trunc", "Integer part of x (rounds toward zero).", fp);
+  add_unary_op(registry, "sign", "-1, 0 or 1 by the sign of x; NaN stays NaN.", DTypeClass::kNumeric);
+  add_predicate_op(registry, "isnan", "True where x is NaN.");
+  add_predicate_op(registry, "isinf", "True where x is +inf or -inf.");
+  add_predicate_op(registry, "isfinite", "True where x is neither infinite nor NaN.");
+  registry.add("logical_not")
+      .describe("Boolean negation of bool data.")
+      .arg("data")
+      .set_relation(named_relation("logical_not", logical_not_relation))
+      .set_pattern(OpPattern::kElemwise);
   add_unary_op(registry, "abs", "|x|; for integers the minimum value wraps to itself.", DTypeClass::kNumeric);
   add_unary_op(registry, "negative", "-x; integers wrap.", DTypeClass::kNumeric);
 

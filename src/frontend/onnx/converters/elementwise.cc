@@ -212,25 +212,13 @@ ConvertResult convert_reciprocal(ConvertContext& c) {
   return call_op("divide", {scalar_like(c, c.input(0), 1), c.input(0)});
 }
 
-ConvertResult convert_sign(ConvertContext& c) {
-  Expr x = c.input(0);
-  Expr zero = scalar_like(c, x, 0);
-  Expr negative_or_zero = call_op("where", {call_op("less", {x, zero}), scalar_like(c, x, -1), zero});
-  return call_op("where", {call_op("greater", {x, zero}), scalar_like(c, x, 1), negative_or_zero});
-}
-
-// Boolean logic through comparisons and where, which accept bools.
-ConvertResult convert_not(ConvertContext& c) {
-  return call_op("equal", {c.input(0), scalar_constant(DType::kBool, 0)});
-}
+// And/Or through where, which accepts bools.
 ConvertResult convert_and(ConvertContext& c) {
   return call_op("where", {c.input(0), c.input(1), scalar_constant(DType::kBool, 0)});
 }
 ConvertResult convert_or(ConvertContext& c) {
   return call_op("where", {c.input(0), scalar_constant(DType::kBool, 1), c.input(1)});
 }
-
-ConvertResult convert_is_nan(ConvertContext& c) { return call_op("not_equal", {c.input(0), c.input(0)}); }
 
 ConvertResult convert_is_inf(ConvertContext& c) {
   Expr x = c.input(0);
@@ -269,7 +257,7 @@ void register_elementwise_converters(ConverterRegistry& r) {
   r.add("LessOrEqual", 12, binary_op("less_equal"));
   r.add("GreaterOrEqual", 12, binary_op("greater_equal"));
   r.add("Pow", 1, legacy_broadcast_op("power")).add("Pow", 7, convert_pow);
-  r.add("Not", 1, convert_not);
+  r.add("Not", 1, unary_op("logical_not"));
   r.add("And", 1, convert_and);
   r.add("Or", 1, convert_or);
 
@@ -290,7 +278,7 @@ void register_elementwise_converters(ConverterRegistry& r) {
                                                                                     {"Erf", "erf"}})
     r.add(onnx_op, 1, unary_op(op));
   r.add("Reciprocal", 1, convert_reciprocal);
-  r.add("Sign", 9, convert_sign);
+  r.add("Sign", 9, unary_op("sign"));
   r.add("LeakyRelu", 1, AttrConverter("nn.leaky_relu").rename("alpha", "alpha", 0.01).ignore("consumed_inputs"));
   r.add("PRelu", 1, convert_prelu);
   r.add("Elu", 1, convert_elu);
@@ -305,7 +293,7 @@ void register_elementwise_converters(ConverterRegistry& r) {
   r.add("Clip", 1, convert_clip_v1).add("Clip", 11, convert_clip_v11);
   r.add("Cast", 1, convert_cast);
   r.add("CastLike", 15, convert_cast_like);
-  r.add("IsNaN", 9, convert_is_nan);
+  r.add("IsNaN", 9, unary_op("isnan"));
   r.add("IsInf", 10, convert_is_inf);
   r.add("Shrink", 9, convert_shrink);
   r.add("Where", 9, convert_where);

@@ -1,8 +1,8 @@
-// Converters: Conv, pooling, BatchNormalization, LayerNormalization, Gemm, MatMul,
-// Softmax/LogSoftmax, Flatten.
+// Converters: Conv, ConvTranspose, pooling (with MaxPool's Indices), MaxUnpool,
+// BatchNormalization, LayerNormalization, Gemm, MatMul, Softmax/LogSoftmax, Flatten.
 //
-// kiln's convolution and pooling ops are 2-D (NCHW). 1-D ONNX nodes (N, C, L) run as 2-D
-// ones on (N, C, 1, L): the converter inserts the unit axis and removes it afterwards.
+// kiln's convolution and pooling ops are 2-D (NCHW) and 3-D (NCDHW). 1-D ONNX nodes (N, C, L)
+// run as 2-D ones on (N, C, 1, L): the converter inserts the unit axis and removes it afterwards.
 #include "frontend/onnx/converters/converter_util.h"
 
 namespace kiln::frontend {
@@ -62,9 +62,14 @@ Window lift_to_2d(const Window& w) {
 }
 
 void check_spatial_rank(int64_t rank, const Shape& shape) {
-  if (rank != 3 && rank != 4)
-    throw std::move(Error("only 1-D and 2-D windows are supported (input rank 3 or 4)")
-                        .expected("(N, C, L) or (N, C, H, W)", shape_str(shape)));
+  if (rank < 3 || rank > 5)
+    throw std::move(Error("only 1-D, 2-D and 3-D windows are supported (input rank 3, 4 or 5)")
+                        .expected("(N, C, L), (N, C, H, W) or (N, C, D, H, W)", shape_str(shape)));
+}
+
+// "nn.conv2d" for 1-D (lifted) and 2-D windows, "nn.conv3d" for 3-D ones.
+std::string windowed_op(const std::string& prefix, int64_t rank, const std::string& suffix = "") {
+  return cat(prefix, rank == 5 ? "3d" : "2d", suffix);
 }
 
 Expr add_unit_height(const Expr& x) { return call_op("expand_dims", {x}, {{"axis", int64_t{2}}}); }
@@ -92,17 +97,95 @@ ConvertResult convert_conv(ConvertContext& c) {
               {"groups", c.attrs().get_int("group", 1)},
               {"kernel_size", w.kernel}};
   if (weight_shape[0] != kAnyDim) attrs.set("channels", weight_shape[0]);
-  Expr out = call_op("nn.conv2d", {data, weight}, attrs);
+  Expr out = call_op(windowed_op("nn.conv", rank), {data, weight}, attrs);
   if (c.has_input(2)) out = call_op("nn.bias_add", {out, c.input(2)}, {{"axis", int64_t{1}}});
   return one_d ? drop_unit_height(out) : out;
 }
 
-ConvertFn pool(std::string op) {
-  return [op = std::move(op)](ConvertContext& c) -> ConvertResult {
-    check(c.num_outputs() < 2 || c.op_type() != "MaxPool", "MaxPool's Indices output is not supported");
+// Padding of a transposed convolution that gives `out` elements along one axis, split as
+// ONNX says: the odd element at the end for SAME_UPPER, at the beginning otherwise. When
+// `out` exceeds the unpadded extent, the extra elements are output padding at the end.
+void transposed_pads_for(int64_t in, int64_t out, size_t axis, bool upper, Window* w,
+                         std::vector<int64_t>* output_padding) {
+  size_t k = w->kernel.size();
+  int64_t full = w->strides[axis] * (in - 1) + (*output_padding)[axis] + (w->kernel[axis] - 1) * w->dilations[axis] + 1;
+  int64_t total = full - out;
+  if (total < 0) {
+    w->pads[axis] = w->pads[axis + k] = 0;
+    (*output_padding)[axis] -= total;
+    return;
+  }
+  int64_t small = total / 2;
+  w->pads[axis] = upper ? small : total - small;
+  w->pads[axis + k] = total - w->pads[axis];
+}
+
+// ConvTranspose: 1-D lifted to nn.conv2d_transpose, 2-D and 3-D as nn.conv{2,3}d_transpose.
+// output_shape and auto_pad SAME_* fix the output extents; the pads follow from them.
+ConvertResult convert_conv_transpose(ConvertContext& c) {
+  Expr data = c.input(0), weight = c.input(1);
+  const Shape data_shape = c.input_shape(0);
+  const int64_t rank = static_cast<int64_t>(data_shape.size());
+  check_spatial_rank(rank, data_shape);
+  const Shape& weight_shape = c.input_shape(1);
+  check(static_cast<int64_t>(weight_shape.size()) == rank, "weight ", shape_str(weight_shape),
+        " must have the rank of the input ", shape_str(data_shape));
+  const size_t k = static_cast<size_t>(rank - 2);
+  Window w;
+  w.kernel = c.attrs().get_ints("kernel_shape", Shape(weight_shape.begin() + 2, weight_shape.end()));
+  w.strides = c.attrs().get_ints("strides", std::vector<int64_t>(k, 1));
+  w.dilations = c.attrs().get_ints("dilations", std::vector<int64_t>(k, 1));
+  w.pads = c.attrs().get_ints("pads", std::vector<int64_t>(2 * k, 0));
+  std::vector<int64_t> output_padding = c.attrs().get_ints("output_padding", std::vector<int64_t>(k, 0));
+  check(w.kernel.size() == k && w.strides.size() == k && w.dilations.size() == k && w.pads.size() == 2 * k &&
+            output_padding.size() == k,
+        "kernel_shape, strides, dilations, output_padding and pads must have ", k, ", ", k, ", ", k, ", ", k, " and ",
+        2 * k, " values for an input of shape ", shape_str(data_shape));
+  std::string auto_pad = c.attrs().get_string("auto_pad", "NOTSET");
+  check(auto_pad == "NOTSET" || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER" || auto_pad == "VALID",
+        "attribute 'auto_pad' has an unknown value '", auto_pad, "'");
+  std::vector<int64_t> output_shape = c.attrs().get_ints("output_shape", {});
+  if (output_shape.size() == k + 2) output_shape.erase(output_shape.begin(), output_shape.begin() + 2);
+  check(output_shape.empty() || output_shape.size() == k, "attribute 'output_shape' must have ", k,
+        " values for an input of shape ", shape_str(data_shape));
+  bool same = auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER";
+  if (auto_pad == "VALID") w.pads.assign(2 * k, 0);
+  if (!output_shape.empty() || same) {
+    for (size_t i = 0; i < k; ++i) {
+      int64_t in = data_shape[i + 2];
+      check(in != kAnyDim, "ConvTranspose with output_shape or auto_pad SAME needs static spatial dimensions, found ",
+            shape_str(data_shape));
+      int64_t out = output_shape.empty() ? in * w.strides[i] : output_shape[i];
+      transposed_pads_for(in, out, i, auto_pad == "SAME_UPPER", &w, &output_padding);
+    }
+  }
+  bool one_d = rank == 3;
+  if (one_d) {
+    w = lift_to_2d(w);
+    output_padding.insert(output_padding.begin(), 0);
+    data = add_unit_height(data);
+    weight = add_unit_height(weight);
+  }
+  Attrs attrs{{"strides", w.strides},    {"padding", w.pads},
+              {"dilation", w.dilations}, {"groups", c.attrs().get_int("group", 1)},
+              {"kernel_size", w.kernel}, {"output_padding", output_padding}};
+  Expr out = call_op(windowed_op("nn.conv", rank, "_transpose"), {data, weight}, attrs);
+  if (c.has_input(2)) out = call_op("nn.bias_add", {out, c.input(2)}, {{"axis", int64_t{1}}});
+  return one_d ? drop_unit_height(out) : out;
+}
+
+// MaxPool's second output, the flat input positions of the maxima, comes from
+// nn.max_pool2d_with_argmax (storage_order=1 counts them column-major).
+ConvertFn pool(std::string kind) {
+  return [kind = std::move(kind)](ConvertContext& c) -> ConvertResult {
     Expr data = c.input(0);
     const Shape data_shape = c.input_shape(0);
-    check_spatial_rank(static_cast<int64_t>(data_shape.size()), data_shape);
+    const int64_t rank = static_cast<int64_t>(data_shape.size());
+    check_spatial_rank(rank, data_shape);
+    const bool with_indices = kind == "max" && c.num_outputs() > 1;
+    check(!with_indices || rank < 5, "MaxPool's Indices output is supported for 1-D and 2-D windows only, found ",
+          shape_str(data_shape));
+    std::string op = with_indices ? "nn.max_pool2d_with_argmax" : windowed_op("nn." + kind + "_pool", rank);
     Window w = read_window(c, data_shape, c.attrs().get_ints("kernel_shape"));
     bool one_d = data_shape.size() == 3;
     if (one_d) {
@@ -114,11 +197,44 @@ ConvertFn pool(std::string op) {
                 {"dilation", w.dilations},
                 {"padding", w.pads},
                 {"ceil_mode", c.attrs().get_int("ceil_mode", 0) != 0}};
-    if (op == "nn.avg_pool2d") attrs.set("count_include_pad", c.attrs().get_int("count_include_pad", 0) != 0);
-    check(c.attrs().get_int("storage_order", 0) == 0, "MaxPool with storage_order=1 (column major) is not supported");
+    if (kind == "avg") attrs.set("count_include_pad", c.attrs().get_int("count_include_pad", 0) != 0);
+    int64_t storage_order = c.attrs().get_int("storage_order", 0);
+    check(storage_order == 0 || storage_order == 1, "attribute 'storage_order' must be 0 or 1, found ", storage_order);
+    if (with_indices) attrs.set("column_major", storage_order == 1);
     Expr out = call_op(op, {data}, attrs);
-    return one_d ? drop_unit_height(out) : out;
+    if (!with_indices) return one_d ? drop_unit_height(out) : out;
+    std::vector<Expr> outputs{make_tuple_get_item(out, 0), make_tuple_get_item(out, 1)};
+    if (one_d)
+      for (Expr& o : outputs) o = drop_unit_height(o);
+    return outputs;
   };
+}
+
+// MaxUnpool: indices count positions in the shape the pooling window implies, (in - 1) *
+// stride + kernel - pads along each spatial axis; the optional third input may ask for a
+// larger output, where the values keep their multi-index.
+ConvertResult convert_max_unpool(ConvertContext& c) {
+  const Shape data_shape = c.input_shape(0);
+  const int64_t rank = static_cast<int64_t>(data_shape.size());
+  check(rank >= 3, "MaxUnpool needs an (N, C, spatial...) input, found ", shape_str(data_shape));
+  check(c.input_type(0).is_static(), "MaxUnpool needs a static input shape, found ", shape_str(data_shape));
+  const size_t k = static_cast<size_t>(rank - 2);
+  std::vector<int64_t> kernel = c.attrs().get_ints("kernel_shape");
+  std::vector<int64_t> strides = c.attrs().get_ints("strides", std::vector<int64_t>(k, 1));
+  std::vector<int64_t> pads = c.attrs().get_ints("pads", std::vector<int64_t>(2 * k, 0));
+  check(kernel.size() == k && strides.size() == k && pads.size() == 2 * k, "kernel_shape, strides and pads must have ",
+        k, ", ", k, " and ", 2 * k, " values for an input of shape ", shape_str(data_shape));
+  std::vector<int64_t> pooled_shape{data_shape[0], data_shape[1]};
+  for (size_t i = 0; i < k; ++i)
+    pooled_shape.push_back((data_shape[i + 2] - 1) * strides[i] + kernel[i] - pads[i] - pads[i + k]);
+  Attrs attrs{{"output_shape", pooled_shape}};
+  if (c.has_input(2)) {
+    std::vector<int64_t> output_shape = c.require_ints_input(2, "output_shape");
+    check(output_shape.size() == pooled_shape.size(), "input 'output_shape' ", shape_str(output_shape),
+          " must have one extent per axis of the input ", shape_str(data_shape));
+    if (output_shape != pooled_shape) attrs = Attrs{{"output_shape", output_shape}, {"index_shape", pooled_shape}};
+  }
+  return call_op("nn.max_unpool", {c.input(0), c.input(1)}, attrs);
 }
 
 // Global pooling over every spatial axis: the 2-D op for NCHW, a keepdims reduction else.
@@ -234,8 +350,10 @@ ConvertResult convert_flatten(ConvertContext& c) {
 
 void register_nn_converters(ConverterRegistry& r) {
   r.add("Conv", 1, convert_conv);
-  r.add("MaxPool", 1, pool("nn.max_pool2d"));
-  r.add("AveragePool", 1, pool("nn.avg_pool2d"));
+  r.add("ConvTranspose", 1, convert_conv_transpose);
+  r.add("MaxPool", 1, pool("max"));
+  r.add("AveragePool", 1, pool("avg"));
+  r.add("MaxUnpool", 9, convert_max_unpool);
   r.add("GlobalAveragePool", 1, global_pool("nn.global_avg_pool2d", "mean"));
   r.add("GlobalMaxPool", 1, global_pool("nn.global_max_pool2d", "max"));
   r.add("BatchNormalization", 1, convert_batch_norm);

@@ -1,8 +1,9 @@
-// Reference kernels: nn.conv2d, nn.conv2d_transpose.
+// Reference kernels: nn.conv2d, nn.conv2d_transpose, nn.conv3d, nn.conv3d_transpose.
 // Direct convolutions over NCHW planes. The innermost loop runs along an output (or, for
 // the transpose, input) row, over the part of the row that the kernel tap keeps inside
 // the tensor, so there are no bounds tests per element.
 #include "runtime/kernels/nn/compute_view.h"
+#include "runtime/kernels/nn/window_nd.h"
 
 namespace kiln {
 
@@ -136,11 +137,97 @@ void conv_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<
   });
 }
 
+// The 3-D convolutions, written for any number of spatial axes: plain loops over output
+// positions and window taps with a bounds test per tap (the tensors of 3-D tests are small).
+struct ConvNd {
+  int64_t batch, in_channels, out_channels, groups;
+  WindowNd window;  // for the transpose, `in` and `out` are those of the forward convolution
+};
+
+ConvNd conv_nd(const Attrs& attrs, const Shape& data, const Shape& weight, const Shape& out, bool transpose) {
+  std::vector<int64_t> kernel(weight.begin() + 2, weight.end());
+  return {data[0], data[1], out[1], attrs.get_int("groups"),
+          transpose ? window_nd(attrs, out, data, kernel) : window_nd(attrs, data, out, kernel)};
+}
+
+// Calls fn(out_flat, tap_flat, in_flat) for every output position and tap whose input position is inside.
+template <class Fn>
+void for_each_tap(const WindowNd& w, Fn&& fn) {
+  const std::vector<std::vector<int64_t>> taps = window_taps(w);
+  std::vector<int64_t> pos(w.rank());
+  int64_t out_flat = 0;
+  for_each_index(w.out, [&](const std::vector<int64_t>& o) {
+    for (size_t t = 0; t < taps.size(); ++t) {
+      tap_position(w, o, taps[t], &pos);
+      int64_t in_flat = offset_inside(pos, w.in);
+      if (in_flat >= 0) fn(out_flat, static_cast<int64_t>(t), in_flat);
+    }
+    ++out_flat;
+  });
+}
+
+// y[n, oc, o] = sum over the group's input channels and taps of w[oc, icg, t] * x[n, ic, o * s + t * d - p].
+template <class C>
+void conv_nd_forward(const C* x, const C* w, C* y, const ConvNd& g) {
+  const int64_t in_per_group = g.in_channels / g.groups, out_per_group = g.out_channels / g.groups;
+  const int64_t in_plane = num_elements(g.window.in), out_plane = num_elements(g.window.out);
+  const int64_t taps = num_elements(g.window.kernel);
+  std::fill(y, y + g.batch * g.out_channels * out_plane, C(0));
+  for_each_tap(g.window, [&](int64_t o, int64_t t, int64_t i) {
+    for (int64_t n = 0; n < g.batch; ++n)
+      for (int64_t oc = 0; oc < g.out_channels; ++oc) {
+        const int64_t first_in = oc / out_per_group * in_per_group;
+        C sum = C(0);
+        for (int64_t icg = 0; icg < in_per_group; ++icg)
+          sum += w[(oc * in_per_group + icg) * taps + t] * x[(n * g.in_channels + first_in + icg) * in_plane + i];
+        y[(n * g.out_channels + oc) * out_plane + o] += sum;
+      }
+  });
+}
+
+// The adjoint: x[n, ic, i] scatters into y[n, oc, i * s + t * d - p]. Weights are
+// (in_channels, out_channels / groups, taps...). Here the window runs from y to x.
+template <class C>
+void conv_nd_transpose(const C* x, const C* w, C* y, const ConvNd& g) {
+  const int64_t in_per_group = g.in_channels / g.groups, out_per_group = g.out_channels / g.groups;
+  const int64_t y_plane = num_elements(g.window.in), x_plane = num_elements(g.window.out);
+  const int64_t taps = num_elements(g.window.kernel);
+  std::fill(y, y + g.batch * g.out_channels * y_plane, C(0));
+  for_each_tap(g.window, [&](int64_t xi, int64_t t, int64_t yi) {
+    for (int64_t n = 0; n < g.batch; ++n)
+      for (int64_t ic = 0; ic < g.in_channels; ++ic) {
+        const int64_t first_out = ic / in_per_group * out_per_group;
+        const C xv = x[(n * g.in_channels + ic) * x_plane + xi];
+        for (int64_t ocg = 0; ocg < out_per_group; ++ocg)
+          y[(n * g.out_channels + first_out + ocg) * y_plane + yi] += w[(ic * out_per_group + ocg) * taps + t] * xv;
+      }
+  });
+}
+
+template <bool kTranspose>
+void conv_nd_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+  const NDArray& data = inputs[0];
+  const NDArray& weight = inputs[1];
+  ConvNd g = conv_nd(attrs, data.shape(), weight.shape(), outputs[0].shape(), kTranspose);
+  dispatch_compute(data.dtype(), [&](auto tag) {
+    using C = decltype(tag);
+    ConstView<C> x(data), w(weight);
+    OutView<C> y(outputs[0]);
+    if constexpr (kTranspose)
+      conv_nd_transpose(x.data(), w.data(), y.data(), g);
+    else
+      conv_nd_forward(x.data(), w.data(), y.data(), g);
+    y.commit();
+  });
+}
+
 }  // namespace
 
 void register_nn_conv_kernels(KernelRegistry& registry) {
   registry.add("nn.conv2d", conv_kernel<false>);
   registry.add("nn.conv2d_transpose", conv_kernel<true>);
+  registry.add("nn.conv3d", conv_nd_kernel<false>);
+  registry.add("nn.conv3d_transpose", conv_nd_kernel<true>);
 }
 
 }  // namespace kiln

@@ -1,7 +1,10 @@
-// Reference kernels: nn.max_pool2d, nn.avg_pool2d, nn.global_avg_pool2d, nn.global_max_pool2d.
+// Reference kernels: nn.max_pool2d, nn.avg_pool2d, nn.global_avg_pool2d, nn.global_max_pool2d,
+// nn.max_pool3d, nn.avg_pool3d, nn.max_pool2d_with_argmax, nn.max_unpool.
 // Window taps that fall in the padding are skipped (max pooling pads with -inf); the
 // global pools are pools whose window is the whole plane.
+#include "kiln/support/strings.h"
 #include "runtime/kernels/nn/compute_view.h"
+#include "runtime/kernels/nn/window_nd.h"
 
 namespace kiln {
 
@@ -158,6 +161,175 @@ void global_avg_pool2d_kernel(const Attrs& attrs, std::span<const NDArray> input
   run_avg_pool(inputs[0], outputs[0], global_pool_geometry(attrs, inputs[0].shape(), outputs[0].shape()), false);
 }
 
+// Pools written once for any number of spatial axes (the 3-D ones and the argmax pool).
+// Calls reduce(plane, out_flat, inside_taps, padded_taps) for every output position, where
+// inside_taps are the flat input offsets (within the plane) of the taps inside the input and
+// padded_taps counts the taps inside the padded input (the count_include_pad divisor).
+template <class Fn>
+void for_each_window_nd(const WindowNd& w, int64_t planes, Fn&& reduce) {
+  const std::vector<std::vector<int64_t>> taps = window_taps(w);
+  const int64_t out_plane = num_elements(w.out);
+  std::vector<int64_t> pos(w.rank());
+  std::vector<int64_t> inside;
+  int64_t out_flat = 0;
+  for_each_index(w.out, [&](const std::vector<int64_t>& o) {
+    inside.clear();
+    int64_t padded = 0;
+    for (const auto& tap : taps) {
+      tap_position(w, o, tap, &pos);
+      bool in_padded = true;
+      for (size_t k = 0; k < w.rank(); ++k)
+        in_padded = in_padded && pos[k] >= -w.pad_before[k] && pos[k] < w.in[k] + w.pad_after[k];
+      padded += in_padded ? 1 : 0;
+      int64_t in_flat = offset_inside(pos, w.in);
+      if (in_flat >= 0) inside.push_back(in_flat);
+    }
+    for (int64_t p = 0; p < planes; ++p)
+      reduce(p, p * out_plane + out_flat, static_cast<const std::vector<int64_t>&>(inside), padded);
+    ++out_flat;
+  });
+}
+
+WindowNd pool_window_nd(const Attrs& attrs, const Shape& in, const Shape& out) {
+  return window_nd(attrs, in, out, spatial_values(attrs, "pool_size", in.size() - 2));
+}
+
+int64_t planes_of(const Shape& s) { return s[0] * s[1]; }
+
+// The first maximum of the window wins; NaN, once taken, stays (as in PyTorch).
+template <class T>
+int64_t argmax_of(const T* plane, const std::vector<int64_t>& taps) {
+  int64_t best = -1;
+  for (int64_t i : taps) {
+    if (best < 0) {
+      best = i;
+      continue;
+    }
+    const T v = plane[i], b = plane[best];
+    if constexpr (std::is_floating_point_v<T>) {
+      if (std::isnan(b)) continue;
+      if (v > b || std::isnan(v)) best = i;
+    } else if (v > b) {
+      best = i;
+    }
+  }
+  return best;
+}
+
+template <class T>
+T lowest_value() {
+  return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
+}
+
+// Runs fn(tag) with the storage type max pooling compares in: float for 16-bit floats.
+template <class Fn>
+void dispatch_max_pool(const NDArray& data, NDArray& out, Fn&& fn) {
+  DType t = data.dtype();
+  if (t == DType::kFloat16 || t == DType::kBFloat16) {
+    ConstView<float> x(data);
+    OutView<float> y(out);
+    fn(x.data(), y.data());
+    y.commit();
+    return;
+  }
+  dispatch_dtype(t, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)
+      fn(data.data<T>(), out.data<T>());
+    else
+      throw Error(cat("max pooling does not support dtype ", dtype_name(t)));
+  });
+}
+
+void max_pool_nd_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+  const NDArray& data = inputs[0];
+  WindowNd w = pool_window_nd(attrs, data.shape(), outputs[0].shape());
+  const int64_t in_plane = num_elements(w.in);
+  dispatch_max_pool(data, outputs[0], [&](const auto* x, auto* y) {
+    using T = std::remove_cv_t<std::remove_pointer_t<decltype(y)>>;
+    for_each_window_nd(w, planes_of(data.shape()),
+                       [&](int64_t p, int64_t o, const std::vector<int64_t>& taps, int64_t) {
+                         const T* plane = x + p * in_plane;
+                         int64_t best = argmax_of(plane, taps);
+                         y[o] = best < 0 ? lowest_value<T>() : plane[best];
+                       });
+  });
+}
+
+void avg_pool_nd_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+  const NDArray& data = inputs[0];
+  WindowNd w = pool_window_nd(attrs, data.shape(), outputs[0].shape());
+  const int64_t in_plane = num_elements(w.in);
+  const bool count_include_pad = attrs.get_bool("count_include_pad");
+  dispatch_compute(data.dtype(), [&](auto tag) {
+    using C = decltype(tag);
+    ConstView<C> x(data);
+    OutView<C> y(outputs[0]);
+    for_each_window_nd(w, planes_of(data.shape()),
+                       [&](int64_t p, int64_t o, const std::vector<int64_t>& taps, int64_t padded) {
+                         const C* plane = x.data() + p * in_plane;
+                         double sum = 0;
+                         for (int64_t i : taps) sum += plane[i];
+                         const int64_t count = count_include_pad ? padded : static_cast<int64_t>(taps.size());
+                         y.data()[o] = count > 0 ? static_cast<C>(sum / static_cast<double>(count)) : C(0);
+                       });
+    y.commit();
+  });
+}
+
+// ONNX's indices: flat positions in the whole input tensor; with column_major, the spatial
+// part of the position is counted column-major (the last axis varies slowest).
+int64_t argmax_position(int64_t plane, int64_t in_flat, const Shape& spatial, bool column_major) {
+  int64_t plane_size = num_elements(spatial);
+  if (!column_major) return plane * plane_size + in_flat;
+  std::vector<int64_t> index = unravel(in_flat, spatial);
+  int64_t flat = 0;
+  for (size_t k = spatial.size(); k > 0; --k) flat = flat * spatial[k - 1] + index[k - 1];
+  return plane * plane_size + flat;
+}
+
+void max_pool_with_argmax_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+  const NDArray& data = inputs[0];
+  WindowNd w = pool_window_nd(attrs, data.shape(), outputs[0].shape());
+  const int64_t in_plane = num_elements(w.in);
+  const bool column_major = attrs.get_bool("column_major");
+  int64_t* indices = outputs[1].data<int64_t>();
+  dispatch_max_pool(data, outputs[0], [&](const auto* x, auto* y) {
+    using T = std::remove_cv_t<std::remove_pointer_t<decltype(y)>>;
+    for_each_window_nd(w, planes_of(data.shape()),
+                       [&](int64_t p, int64_t o, const std::vector<int64_t>& taps, int64_t) {
+                         const T* plane = x + p * in_plane;
+                         int64_t best = argmax_of(plane, taps);
+                         y[o] = best < 0 ? lowest_value<T>() : plane[best];
+                         indices[o] = best < 0 ? -1 : argmax_position(p, best, w.in, column_major);
+                       });
+  });
+}
+
+// out = zeros; out.flat[indices[i]] = data[i], where indices count in index_shape when given.
+void max_unpool_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+  const NDArray& data = inputs[0];
+  const NDArray& indices = inputs[1];
+  NDArray& out = outputs[0];
+  const size_t element = dtype_bytes(data.dtype());
+  const auto* src = static_cast<const std::byte*>(data.raw());
+  auto* dst = static_cast<std::byte*>(out.raw());
+  std::fill(dst, dst + out.nbytes(), std::byte{0});
+  const Shape index_shape = attrs.is_none("index_shape") ? out.shape() : attrs.get_ints("index_shape");
+  const int64_t index_limit = num_elements(index_shape);
+  for (int64_t i = 0; i < data.numel(); ++i) {
+    const int64_t index = indices.int_at(i);
+    const int64_t target =
+        index < 0 || index >= index_limit ? -1 : offset_inside(unravel(index, index_shape), out.shape());
+    if (target < 0)
+      throw std::move(Error(cat("index ", index, " at flat position ", i, " of 'indices' ", shape_str(indices.shape()),
+                                " lies outside the output ", shape_str(out.shape())))
+                          .expected(cat("a position within ", shape_str(index_shape)), cat(index)));
+    std::copy(src + i * static_cast<int64_t>(element), src + (i + 1) * static_cast<int64_t>(element),
+              dst + target * static_cast<int64_t>(element));
+  }
+}
+
 }  // namespace
 
 void register_nn_pool_kernels(KernelRegistry& registry) {
@@ -165,6 +337,10 @@ void register_nn_pool_kernels(KernelRegistry& registry) {
   registry.add("nn.avg_pool2d", avg_pool2d_kernel);
   registry.add("nn.global_max_pool2d", global_max_pool2d_kernel);
   registry.add("nn.global_avg_pool2d", global_avg_pool2d_kernel);
+  registry.add("nn.max_pool3d", max_pool_nd_kernel);
+  registry.add("nn.avg_pool3d", avg_pool_nd_kernel);
+  registry.add("nn.max_pool2d_with_argmax", max_pool_with_argmax_kernel);
+  registry.add("nn.max_unpool", max_unpool_kernel);
 }
 
 }  // namespace kiln

@@ -1,5 +1,5 @@
-// Reference kernels: add, subtract, multiply, divide, power, maximum, minimum and the
-// comparisons equal, not_equal, less, less_equal, greater, greater_equal.
+// Reference kernels: add, subtract, multiply, divide, power, maximum, minimum, mod,
+// floor_mod, left_shift, right_shift and the comparisons equal, not_equal, less, less_equal, greater, greater_equal.
 // Both inputs have the same dtype (the type relation checks it) and broadcast numpy-style.
 #include <cmath>
 #include <string>
@@ -109,6 +109,84 @@ struct Minimum {
   }
 };
 
+// Remainder with the sign of the dividend (C fmod, ONNX Mod with fmod=1).
+struct TruncMod {
+  template <class C>
+  C operator()(C a, C b) const {
+    if constexpr (std::is_integral_v<C>) {
+      if (b == 0) throw Error("integer modulo by zero").op("mod");
+      // MIN % -1 overflows in C although the remainder is 0.
+      if constexpr (std::is_signed_v<C>)
+        if (b == C(-1)) return C(0);
+      return static_cast<C>(a % b);
+    } else {
+      return std::fmod(a, b);
+    }
+  }
+};
+
+// Remainder with the sign of the divisor (Python %, ONNX Mod with fmod=0).
+struct FloorMod {
+  template <class C>
+  C operator()(C a, C b) const {
+    if constexpr (std::is_integral_v<C>) {
+      if (b == 0) throw Error("integer modulo by zero").op("floor_mod");
+      if constexpr (std::is_signed_v<C>) {
+        if (b == C(-1)) return C(0);
+        C r = static_cast<C>(a % b);
+        return r != 0 && ((r < 0) != (b < 0)) ? static_cast<C>(r + b) : r;
+      } else {
+        return static_cast<C>(a % b);
+      }
+    } else {
+      C r = std::fmod(a, b);
+      return r != 0 && ((r < 0) != (b < 0)) ? r + b : r;
+    }
+  }
+};
+
+template <class C>
+void check_shift_amount(C amount, const char* op) {
+  if constexpr (std::is_signed_v<C>)
+    if (amount < 0) throw Error(cat("negative shift amount ", static_cast<int64_t>(amount))).op(op);
+}
+
+// Shifts are done on the unsigned type of the same width, where every shift below the
+// width is defined; wider shifts (undefined in C) give 0.
+struct LeftShift {
+  template <class C>
+  C operator()(C a, C b) const {
+    if constexpr (std::is_integral_v<C> && !std::is_same_v<C, bool>) {
+      check_shift_amount(b, "left_shift");
+      using U = kernels::WrapUnsigned<C>;
+      if (static_cast<uint64_t>(b) >= sizeof(C) * 8) return C(0);
+      return static_cast<C>(static_cast<U>(static_cast<U>(a) << b));
+    } else {
+      (void)a, (void)b;
+      throw Error("a shift needs integer operands").op("left_shift");
+    }
+  }
+};
+
+struct RightShift {
+  template <class C>
+  C operator()(C a, C b) const {
+    if constexpr (std::is_integral_v<C> && !std::is_same_v<C, bool>) {
+      check_shift_amount(b, "right_shift");
+      if (static_cast<uint64_t>(b) >= sizeof(C) * 8) {
+        if constexpr (std::is_signed_v<C>)
+          if (a < 0) return C(-1);
+        return C(0);
+      }
+      // >> of a negative signed value is arithmetic since C++20.
+      return static_cast<C>(a >> b);
+    } else {
+      (void)a, (void)b;
+      throw Error("a shift needs integer operands").op("right_shift");
+    }
+  }
+};
+
 struct Equal {
   template <class C>
   bool operator()(C a, C b) const {
@@ -209,6 +287,10 @@ void register_tensor_binary_kernels(KernelRegistry& registry) {
   registry.add("power", arithmetic_kernel<Power>("power"));
   registry.add("maximum", arithmetic_kernel<Maximum>("maximum"));
   registry.add("minimum", arithmetic_kernel<Minimum>("minimum"));
+  registry.add("mod", arithmetic_kernel<TruncMod>("mod"));
+  registry.add("floor_mod", arithmetic_kernel<FloorMod>("floor_mod"));
+  registry.add("left_shift", arithmetic_kernel<LeftShift>("left_shift"));
+  registry.add("right_shift", arithmetic_kernel<RightShift>("right_shift"));
   registry.add("equal", comparison_kernel<Equal>());
   registry.add("not_equal", comparison_kernel<NotEqual>());
   registry.add("less", comparison_kernel<Less>());

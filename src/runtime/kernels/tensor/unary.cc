@@ -1,5 +1,7 @@
-// Reference kernels: sigmoid, tanh, exp, log, sqrt, rsqrt, erf, abs, negative, clip, cast.
-// Input and output have the same shape; all but cast also have the same dtype.
+// Reference kernels: sigmoid, tanh, exp, log, sqrt, rsqrt, erf, the trigonometric and
+// hyperbolic functions, floor, ceil, round, trunc, abs, negative, sign, clip, isnan, isinf,
+// isfinite, logical_not, cast. Input and output have the same shape; cast and the
+// predicates change the dtype.
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -73,6 +75,49 @@ struct Negative {
   }
 };
 
+// -1, 0 or 1; NaN stays NaN (as numpy.sign); unsigned values are never negative.
+struct Sign {
+  template <class C>
+  C operator()(C v) const {
+    if constexpr (std::is_floating_point_v<C>)
+      if (std::isnan(v)) return v;
+    if constexpr (std::is_signed_v<C>)
+      if (v < 0) return C(-1);
+    return v > 0 ? C(1) : C(0);
+  }
+};
+
+// Halves to even: nearbyint in the default rounding mode (kiln never changes it).
+struct RoundHalfEven {
+  template <class C>
+  C operator()(C v) const {
+    return std::nearbyint(v);
+  }
+};
+
+// A bool result from float data.
+template <class Pred>
+KernelFn predicate_kernel(std::string name, Pred pred) {
+  return [name, pred](const Attrs&, std::span<const NDArray> in, std::span<NDArray> out) {
+    dispatch_dtype(in[0].dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (kernels::kIsFloatStorage<T>) {
+        const T* x = in[0].data<T>();
+        bool* y = out[0].data<bool>();
+        for (int64_t i = 0, n = in[0].numel(); i < n; ++i) y[i] = pred(load(x[i]));
+      } else {
+        throw Error(cat("dtype ", dtype_name(in[0].dtype()), " is not supported; a float dtype is required")).op(name);
+      }
+    });
+  };
+}
+
+void logical_not_kernel(const Attrs&, std::span<const NDArray> in, std::span<NDArray> out) {
+  const bool* x = in[0].data<bool>();
+  bool* y = out[0].data<bool>();
+  for (int64_t i = 0, n = in[0].numel(); i < n; ++i) y[i] = !x[i];
+}
+
 // A clip bound in the compute type C. Integer bounds are rounded inward (a_min up, a_max
 // down) so that comparisons in C give the same answer as comparisons of real numbers.
 template <class C>
@@ -136,6 +181,26 @@ void register_tensor_unary_kernels(KernelRegistry& registry) {
   registry.add("sqrt", float_kernel("sqrt", [](auto v) { return std::sqrt(v); }));
   registry.add("rsqrt", float_kernel("rsqrt", [](auto v) { return decltype(v)(1) / std::sqrt(v); }));
   registry.add("erf", float_kernel("erf", [](auto v) { return std::erf(v); }));
+  registry.add("sin", float_kernel("sin", [](auto v) { return std::sin(v); }));
+  registry.add("cos", float_kernel("cos", [](auto v) { return std::cos(v); }));
+  registry.add("tan", float_kernel("tan", [](auto v) { return std::tan(v); }));
+  registry.add("asin", float_kernel("asin", [](auto v) { return std::asin(v); }));
+  registry.add("acos", float_kernel("acos", [](auto v) { return std::acos(v); }));
+  registry.add("atan", float_kernel("atan", [](auto v) { return std::atan(v); }));
+  registry.add("sinh", float_kernel("sinh", [](auto v) { return std::sinh(v); }));
+  registry.add("cosh", float_kernel("cosh", [](auto v) { return std::cosh(v); }));
+  registry.add("asinh", float_kernel("asinh", [](auto v) { return std::asinh(v); }));
+  registry.add("acosh", float_kernel("acosh", [](auto v) { return std::acosh(v); }));
+  registry.add("atanh", float_kernel("atanh", [](auto v) { return std::atanh(v); }));
+  registry.add("floor", float_kernel("floor", [](auto v) { return std::floor(v); }));
+  registry.add("ceil", float_kernel("ceil", [](auto v) { return std::ceil(v); }));
+  registry.add("round", float_kernel("round", RoundHalfEven{}));
+  registry.add("trunc", float_kernel("trunc", [](auto v) { return std::trunc(v); }));
+  registry.add("sign", numeric_kernel("sign", Sign{}));
+  registry.add("isnan", predicate_kernel("isnan", [](auto v) { return std::isnan(v); }));
+  registry.add("isinf", predicate_kernel("isinf", [](auto v) { return std::isinf(v); }));
+  registry.add("isfinite", predicate_kernel("isfinite", [](auto v) { return std::isfinite(v); }));
+  registry.add("logical_not", logical_not_kernel);
   registry.add("abs", numeric_kernel("abs", Abs{}));
   registry.add("negative", numeric_kernel("negative", Negative{}));
   registry.add("clip", clip_kernel);

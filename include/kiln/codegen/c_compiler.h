@@ -1,0 +1,43 @@
+// Builds generated C into a shared library with the system compiler, cached by a hash of the
+// source, the command line and the kiln headers it includes.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace kiln::codegen {
+
+struct CCompilerOptions {
+  std::string compiler = "cc";
+  std::vector<std::string> flags = {"-O3", "-march=native", "-fPIC", "-shared", "-std=c11"};
+  std::string include_dir;  // kiln's include/ (for kernel_abi.h, microkernels.h); empty: default
+  std::string cache_dir;    // empty: default_cache_dir()
+};
+
+class CCompiler {
+ public:
+  explicit CCompiler(CCompilerOptions options = {});
+
+  // Path of lib.so built from `source` (kernels.c lies next to it). Compiles only on a cache miss.
+  // A compiler failure throws kiln::Error with the compiler's first error line.
+  std::string compile(const std::string& source) const;
+  // compile(), then copies lib.so and kernels.c into `dir` (created if missing).
+  void compile_into(const std::string& source, const std::string& dir) const;
+
+  const CCompilerOptions& options() const { return options_; }
+
+  // $KILN_CACHE_DIR, else $XDG_CACHE_HOME/kiln, else $HOME/.cache/kiln, else /tmp/kiln-cache.
+  static std::string default_cache_dir();
+  // $KILN_INCLUDE_DIR, else the include/ directory of the source tree kiln was built from.
+  static std::string default_include_dir();
+
+ private:
+  std::string cache_key(const std::string& source) const;
+
+  CCompilerOptions options_;
+};
+
+// 64-bit FNV-1a of `text`, as 16 hex digits.
+std::string fnv1a_hex(const std::string& text);
+
+}  // namespace kiln::codegen

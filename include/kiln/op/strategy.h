@@ -1,0 +1,83 @@
+// How an op is compiled: its compute definition (a tensor expression per output) and the
+// schedule used when the op anchors a fused group. Both are registered by the op's own file
+// under src/op/, next to its type relation and reference kernel, inside the same
+// register_*_ops() function. An op without a compute runs its reference kernel in compiled
+// artifacts.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kiln/ir/type.h"
+#include "kiln/runtime/attrs.h"
+#include "kiln/te/schedule.h"
+#include "kiln/te/tensor.h"
+
+namespace kiln {
+
+// What the generated code may assume about the machine.
+struct Target {
+  std::string kind = "c";
+  int opt_level = 3;
+  // float32 lanes of the widest vector register the C compiler targets (8 for AVX2).
+  int vector_lanes = 8;
+  // The host this process runs on.
+  static Target host();
+};
+
+// One call of the op inside a fused group. `args` are the tensors of its arguments
+// (placeholders or computes of earlier calls); `attrs` are normalised (defaults filled in).
+struct ComputeInput {
+  std::vector<te::Tensor> args;
+  std::vector<Type> arg_types;
+  Type out_type;
+  Attrs attrs;
+  std::string name;  // base name for the tensors it creates
+};
+
+// One tensor per output: a tuple-typed result gives one per field.
+using ComputeFn = std::function<std::vector<te::Tensor>(const ComputeInput& call)>;
+
+// Schedules a whole fused group whose anchor (the op of highest pattern, the last such one
+// when several tie) is this op. `outputs` are the group's outputs, `anchor` the anchor
+// call's own tensors. Stages of injective ops not scheduled here are inlined beforehand.
+struct ScheduleInput {
+  te::Schedule& schedule;
+  const std::vector<te::Tensor>& outputs;
+  const std::vector<te::Tensor>& anchor;
+  const ComputeInput& call;
+  const Target& target;
+};
+using ScheduleFn = std::function<void(const ScheduleInput& in)>;
+
+struct OpStrategy {
+  ComputeFn compute;
+  // Empty: the default for the op's pattern (schedule_injective or schedule_reduce).
+  ScheduleFn schedule;
+};
+
+class StrategyRegistry {
+ public:
+  static StrategyRegistry& global();
+  // Throws if the op already has a compute.
+  void set_compute(const std::string& op, ComputeFn compute);
+  void set_schedule(const std::string& op, ScheduleFn schedule);
+  // nullptr when the op has no compute definition.
+  const OpStrategy* find(const std::string& op) const;
+  std::vector<std::string> names() const;
+
+ private:
+  std::map<std::string, OpStrategy> strategies_;
+};
+
+// Default schedules (src/op/schedule.cc). Injective: every output's loops fused, split by the
+// vector width, outer part parallel, inner part vectorised. Reduce: the reduction computed
+// at root with its data-parallel loops parallel, outputs as injective.
+void schedule_injective(const ScheduleInput& in);
+void schedule_reduce(const ScheduleInput& in);
+// Parallel + vectorised loops for one stage computed at root (helper for op schedules).
+void schedule_injective_stage(te::Stage& stage, const Target& target);
+
+}  // namespace kiln

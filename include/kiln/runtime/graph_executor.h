@@ -1,0 +1,107 @@
+// Running a compiled artifact: Artifact is the loaded folder (graph plan, kernel library,
+// parameters), immutable and shared; GraphExecutor owns the memory and the thread pool of
+// one run at a time. Several executors of one Artifact run concurrently in different threads.
+//
+//   auto artifact = kiln::Artifact::load("model.kiln");
+//   kiln::GraphExecutor executor(artifact, /*num_threads=*/4);
+//   executor.set_input("x", x);
+//   executor.run();
+//   kiln::NDArray y = executor.get_output(0);
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kiln/runtime/ndarray.h"
+#include "kiln/runtime/npy.h"
+
+namespace kiln {
+
+struct GraphPlan;
+class Module;
+class ThreadPool;
+
+struct TensorInfo {
+  std::string name;
+  Shape shape;
+  DType dtype = DType::kFloat32;
+};
+
+class Artifact {
+ public:
+  // Reads DIR/graph.json, DIR/params.bin and DIR/lib.so; params.bin may be absent when the
+  // graph has no parameters, lib.so when every node runs a reference kernel. Throws
+  // kiln::Error naming the file, node and op concerned.
+  static std::shared_ptr<const Artifact> load(const std::string& dir);
+  // An artifact assembled in memory; `module` may be null when no node needs generated code.
+  // `origin` names it in error messages.
+  static std::shared_ptr<const Artifact> create(const GraphPlan& graph, std::shared_ptr<const Module> module,
+                                                NamedArrays params, std::string origin);
+  ~Artifact();
+  Artifact(const Artifact&) = delete;
+  Artifact& operator=(const Artifact&) = delete;
+
+  const GraphPlan& graph() const { return *graph_; }
+  const std::vector<TensorInfo>& inputs() const { return inputs_; }
+  const std::vector<TensorInfo>& outputs() const { return outputs_; }
+  const std::string& origin() const { return origin_; }
+
+ private:
+  friend class GraphExecutor;
+  struct Step;
+  Artifact();
+  static Step resolve_step(const GraphPlan& graph, size_t node, const Module* module);
+
+  std::string origin_;
+  std::unique_ptr<GraphPlan> graph_;
+  std::shared_ptr<const Module> module_;
+  std::vector<Step> steps_;
+  std::vector<NDArray> params_by_entry_;  // defined for the entries that parameters fill
+  std::vector<size_t> input_entries_, output_entries_;
+  std::vector<TensorInfo> inputs_, outputs_;
+  std::vector<size_t> storage_bytes_;  // per storage id; 0 when only parameters use it
+};
+
+class GraphExecutor {
+ public:
+  // `num_threads` counts the thread calling run(); below 1 means one per hardware thread.
+  explicit GraphExecutor(std::shared_ptr<const Artifact> artifact, int num_threads = 1);
+  ~GraphExecutor();
+  GraphExecutor(const GraphExecutor&) = delete;
+  GraphExecutor& operator=(const GraphExecutor&) = delete;
+
+  size_t num_inputs() const { return artifact_->inputs().size(); }
+  size_t num_outputs() const { return artifact_->outputs().size(); }
+  const TensorInfo& input_info(size_t index) const;
+  const TensorInfo& output_info(size_t index) const;
+  // Throw kiln::Error naming the unknown name and listing the known ones.
+  size_t input_index(const std::string& name) const;
+  size_t output_index(const std::string& name) const;
+  int num_threads() const;
+
+  // Copies `value` in; throws kiln::Error naming the input, expected and found shape or dtype.
+  void set_input(const std::string& name, const NDArray& value);
+  void set_input(size_t index, const NDArray& value);
+  // Runs every node in order; throws kiln::Error naming an input never set, or the node and
+  // function that failed.
+  void run();
+  // A copy of the output of the last run.
+  NDArray get_output(size_t index) const;
+  NDArray get_output(const std::string& name) const;
+
+ private:
+  struct BoundStep;
+  void bind_entries();
+  void run_step(const Artifact::Step& step, BoundStep& bound);
+
+  std::shared_ptr<const Artifact> artifact_;
+  std::unique_ptr<ThreadPool> pool_;
+  std::vector<NDArray> storage_;
+  std::vector<NDArray> entries_;  // every entry viewed in its storage (or its parameter)
+  std::vector<BoundStep> bound_steps_;
+  std::vector<bool> input_set_;
+};
+
+}  // namespace kiln

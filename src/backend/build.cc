@@ -1,0 +1,82 @@
+#include "kiln/backend/build.h"
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "backend/graph_codegen.h"
+#include "backend/memory_plan.h"
+#include "kiln/codegen/codegen_c.h"
+#include "kiln/ir/type_infer.h"
+#include "kiln/support/error.h"
+#include "kiln/support/strings.h"
+#include "kiln/transform/pass.h"
+#include "runtime/params_io.h"
+
+namespace kiln {
+
+namespace fs = std::filesystem;
+
+IRModule optimize(const IRModule& mod, int opt_level) {
+  check(opt_level >= 0 && opt_level <= 3, "opt level must be 0 to 3, found ", opt_level);
+  register_builtin_passes();
+  IRModule out = infer_types(mod);
+  if (opt_level >= 1) out = run_passes(out, {"Inline", "RemoveUnusedFunctions"});
+  out = run_passes(out, {"SimplifyInference"});
+  return infer_types(fuse_ops_pass(infer_types(out), /*fuse=*/opt_level >= 1));
+}
+
+BuiltModel build(const IRModule& mod, const NamedArrays& params, const std::vector<std::string>& input_names,
+                 const std::vector<std::string>& output_names, const BuildOptions& options) {
+  IRModule fused = optimize(mod, options.opt_level);
+  backend::GraphCodegenResult graph =
+      backend::generate_graph(*fused.lookup("main"), params, input_names, output_names, options.target);
+  backend::plan_memory(graph.plan);
+  BuiltModel built;
+  built.graph_json = graph_to_json(graph.plan);
+  if (!graph.funcs.empty()) built.kernels_c = codegen::generate_c(graph.funcs);
+  built.params = std::move(graph.params);
+  built.num_kernels = graph.funcs.size();
+  built.fallbacks = std::move(graph.fallbacks);
+  return built;
+}
+
+namespace {
+
+void write_file(const fs::path& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out << bytes;
+  out.close();
+  if (!out) throw Error("cannot write file").file(path.string());
+}
+
+fs::path staging_dir_beside(const fs::path& dir) {
+  std::random_device rd;
+  return dir.parent_path() / cat(".", dir.filename().string(), ".partial-", rd());
+}
+
+}  // namespace
+
+void write_artifact(const BuiltModel& built, const std::string& dir, const codegen::CCompilerOptions& compiler) {
+  fs::path target = fs::absolute(dir).lexically_normal();
+  if (target.filename().empty()) target = target.parent_path();
+  std::error_code exists_ec;
+  if (fs::exists(target, exists_ec) && !fs::exists(target / "graph.json", exists_ec))
+    throw Error("the output folder exists and is not a kiln artifact; not overwriting it").file(target.string());
+  fs::path staging = staging_dir_beside(target);
+  try {
+    fs::create_directories(staging);
+    write_file(staging / "graph.json", built.graph_json);
+    write_params((staging / "params.bin").string(), built.params);
+    if (!built.kernels_c.empty()) codegen::CCompiler(compiler).compile_into(built.kernels_c, staging.string());
+    std::error_code ec;
+    fs::remove_all(target, ec);
+    fs::rename(staging, target);
+  } catch (...) {
+    std::error_code ec;
+    fs::remove_all(staging, ec);
+    throw;
+  }
+}
+
+}  // namespace kiln

@@ -1,0 +1,74 @@
+#include "backend/memory_plan.h"
+
+#include <algorithm>
+#include <map>
+
+#include "kiln/runtime/dtype.h"
+
+namespace kiln::backend {
+namespace {
+
+class StoragePool {
+ public:
+  int64_t fresh(size_t bytes) {
+    sizes_.push_back(bytes);
+    return static_cast<int64_t>(sizes_.size()) - 1;
+  }
+
+  int64_t take(size_t bytes) {
+    if (free_.empty()) return fresh(bytes);
+    auto fit = free_.lower_bound(bytes);
+    if (fit == free_.end()) fit = std::prev(free_.end());  // the largest, grown to fit
+    int64_t id = fit->second;
+    free_.erase(fit);
+    sizes_[static_cast<size_t>(id)] = std::max(sizes_[static_cast<size_t>(id)], bytes);
+    return id;
+  }
+
+  void release(int64_t id) { free_.emplace(sizes_[static_cast<size_t>(id)], id); }
+
+ private:
+  std::vector<size_t> sizes_;
+  std::multimap<size_t, int64_t> free_;  // size -> storage id
+};
+
+size_t entry_bytes(const GraphPlan& plan, size_t entry) {
+  return static_cast<size_t>(num_elements(plan.shape[entry])) * dtype_bytes(parse_dtype(plan.dltype[entry]));
+}
+
+}  // namespace
+
+void plan_memory(GraphPlan& plan) {
+  const size_t num_entries = plan.num_entries();
+  std::vector<int64_t> readers(num_entries, 0);
+  for (const GraphNode& node : plan.nodes)
+    for (const GraphEntry& in : node.inputs) ++readers[plan.entry_id(in)];
+  std::vector<bool> pinned(num_entries, false);  // graph outputs live to the end
+  for (const GraphEntry& head : plan.heads) pinned[plan.entry_id(head)] = true;
+
+  plan.storage_id.assign(num_entries, -1);
+  StoragePool pool;
+  auto release_if_dead = [&](size_t entry) {
+    if (readers[entry] == 0 && !pinned[entry]) pool.release(plan.storage_id[entry]);
+  };
+  for (size_t n = 0; n < plan.nodes.size(); ++n) {
+    const GraphNode& node = plan.nodes[n];
+    const auto id = static_cast<int64_t>(n);
+    if (node.is_variable()) {
+      plan.storage_id[plan.entry_id(id, 0)] = pool.fresh(entry_bytes(plan, plan.entry_id(id, 0)));
+      continue;
+    }
+    for (int64_t i = 0; i < plan.num_node_outputs(id); ++i) {
+      size_t entry = plan.entry_id(id, i);
+      plan.storage_id[entry] = pool.take(entry_bytes(plan, entry));
+    }
+    for (const GraphEntry& in : node.inputs) {
+      size_t entry = plan.entry_id(in);
+      --readers[entry];
+      if (!plan.nodes[static_cast<size_t>(in.node)].is_variable()) release_if_dead(entry);
+    }
+    for (int64_t i = 0; i < plan.num_node_outputs(id); ++i) release_if_dead(plan.entry_id(id, i));
+  }
+}
+
+}  // namespace kiln::backend

@@ -1,0 +1,163 @@
+#include "kiln/codegen/c_compiler.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "kiln/support/error.h"
+#include "kiln/support/strings.h"
+
+#ifndef KILN_INCLUDE_DIR
+#define KILN_INCLUDE_DIR ""
+#endif
+
+namespace kiln::codegen {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string env_or_empty(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? value : "";
+}
+
+std::string read_file_or_empty(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
+// A name no other thread or process uses, for write-then-rename.
+std::string temp_suffix() {
+  static std::atomic<uint64_t> counter{0};
+  return cat(".tmp.", ::getpid(), ".", counter++);
+}
+
+void write_atomically(const fs::path& path, const std::string& text) {
+  fs::path temp = path.string() + temp_suffix();
+  {
+    std::ofstream out(temp, std::ios::binary);
+    out << text;
+    if (!out) throw Error("cannot write generated source").file(temp.string());
+  }
+  fs::rename(temp, path);
+}
+
+std::string shell_quote(const std::string& arg) {
+  std::string out = "'";
+  for (char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// The line a person needs to see: the first error the compiler reports.
+std::string first_error_line(const std::string& output, int status) {
+  std::vector<std::string> lines = split(output, '\n');
+  for (const auto& l : lines)
+    if (l.find("error") != std::string::npos) return l;
+  for (const auto& l : lines)
+    if (!l.empty()) return l;
+  return cat("exit status ", status);
+}
+
+struct CommandResult {
+  int status = 0;
+  std::string output;  // stdout and stderr
+};
+
+CommandResult run_command(const std::string& command) {
+  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+  if (!pipe) throw Error(cat("cannot run the C compiler: ", command));
+  CommandResult result;
+  char chunk[4096];
+  size_t n;
+  while ((n = std::fread(chunk, 1, sizeof chunk, pipe)) > 0) result.output.append(chunk, n);
+  int status = ::pclose(pipe);
+  result.status = (status != -1 && WIFEXITED(status)) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+}  // namespace
+
+std::string fnv1a_hex(const std::string& text) {
+  uint64_t hash = 14695981039346656037ull;
+  for (unsigned char c : text) {
+    hash ^= c;
+    hash *= 1099511628211ull;
+  }
+  char digits[17];
+  std::snprintf(digits, sizeof digits, "%016llx", static_cast<unsigned long long>(hash));
+  return digits;
+}
+
+CCompiler::CCompiler(CCompilerOptions options) : options_(std::move(options)) {
+  if (options_.include_dir.empty()) options_.include_dir = default_include_dir();
+  if (options_.cache_dir.empty()) options_.cache_dir = default_cache_dir();
+}
+
+std::string CCompiler::default_cache_dir() {
+  if (std::string dir = env_or_empty("KILN_CACHE_DIR"); !dir.empty()) return dir;
+  if (std::string xdg = env_or_empty("XDG_CACHE_HOME"); !xdg.empty()) return xdg + "/kiln";
+  if (std::string home = env_or_empty("HOME"); !home.empty()) return home + "/.cache/kiln";
+  return "/tmp/kiln-cache";
+}
+
+std::string CCompiler::default_include_dir() {
+  if (std::string dir = env_or_empty("KILN_INCLUDE_DIR"); !dir.empty()) return dir;
+  return KILN_INCLUDE_DIR;
+}
+
+std::string CCompiler::cache_key(const std::string& source) const {
+  // The headers are part of the program: a changed micro-kernel must not hit an old library.
+  fs::path include(options_.include_dir);
+  std::string key = source + "\n--\n" + options_.compiler + "\n" + join(options_.flags, " ") + "\n" +
+                    options_.include_dir + "\n" + read_file_or_empty(include / "kiln/runtime/kernel_abi.h") +
+                    read_file_or_empty(include / "kiln/runtime/microkernels.h");
+  return fnv1a_hex(key);
+}
+
+std::string CCompiler::compile(const std::string& source) const {
+  fs::path dir = fs::path(options_.cache_dir) / cache_key(source);
+  fs::path library = dir / "lib.so";
+  if (fs::exists(library)) return library.string();
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw Error(cat("cannot create the kernel cache directory: ", ec.message())).file(dir.string());
+  fs::path kernels = dir / "kernels.c";
+  write_atomically(kernels, source);
+
+  fs::path temp = library.string() + temp_suffix();
+  std::string command = shell_quote(options_.compiler);
+  for (const auto& flag : options_.flags) command += " " + shell_quote(flag);
+  command += " " + shell_quote("-I" + options_.include_dir) + " -o " + shell_quote(temp.string()) + " " +
+             shell_quote(kernels.string());
+  CommandResult result = run_command(command);
+  if (result.status != 0 || !fs::exists(temp)) {
+    fs::remove(temp, ec);
+    throw Error(cat("C compiler failed: ", first_error_line(result.output, result.status))).file(kernels.string());
+  }
+  fs::rename(temp, library);
+  return library.string();
+}
+
+void CCompiler::compile_into(const std::string& source, const std::string& dir) const {
+  std::string library = compile(source);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw Error(cat("cannot create directory: ", ec.message())).file(dir);
+  fs::path target(dir);
+  fs::path temp = (target / "lib.so").string() + temp_suffix();
+  fs::copy_file(library, temp, fs::copy_options::overwrite_existing, ec);
+  if (ec) throw Error(cat("cannot copy the kernel library: ", ec.message())).file(temp.string());
+  fs::rename(temp, target / "lib.so");
+  write_atomically(target / "kernels.c", source);
+}
+
+}  // namespace kiln::codegen

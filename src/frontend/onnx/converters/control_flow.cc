@@ -1,0 +1,254 @@
+// Converters: control flow (If, Loop, Scan). Bodies are GraphProto attributes converted by
+// the importer in a scope nested in the node's, so they read the outer graph's names.
+//
+// If becomes an IR `if` (or the taken branch, when the condition is known at import time).
+// Loop and Scan are unrolled: their trip count and every iteration's condition must be
+// known at import time. Unrolling keeps every value typed even when loop-carried shapes
+// grow (scan outputs, sequences), and each iteration's counter is a constant, so the shape
+// arithmetic inside the body folds.
+#include "frontend/onnx/converters/converter_util.h"
+
+namespace kiln::frontend {
+
+namespace {
+
+// Longer loops would make modules of unbounded size.
+constexpr int64_t kMaxUnrolledIterations = 1 << 14;
+
+const onnx::GraphProto& graph_attr(ConvertContext& c, const std::string& name) {
+  const OnnxAttr* attr = c.attrs().find(name);
+  if (!attr || !attr->graph) throw Error(cat(c.op_type(), " needs a graph attribute '", name, "'"));
+  return *attr->graph;
+}
+
+bool bool_scalar(const NDArray& value, const std::string& what) {
+  if (value.numel() != 1)
+    throw std::move(Error(cat(what, " must hold one value")).expected("1 element", shape_str(value.shape())));
+  return value.int_at(0) != 0;
+}
+
+Expr int64_scalar(int64_t v) { return make_constant(NDArray::scalar(DType::kInt64, static_cast<double>(v))); }
+Expr bool_constant(bool v) { return make_constant(NDArray::scalar(DType::kBool, v ? 1.0 : 0.0)); }
+
+// Slice `index` of `x` along `axis`, without that axis.
+Expr take_slice(const Expr& x, int64_t axis, int64_t index) {
+  Expr part = call_op("strided_slice", {x},
+                      {{"begin", std::vector<int64_t>{index}},
+                       {"end", std::vector<int64_t>{index + 1}},
+                       {"axes", std::vector<int64_t>{axis}}});
+  return call_op("squeeze", {part}, {{"axis", std::vector<int64_t>{axis}}});
+}
+
+// The parts stacked along a new axis.
+Expr stack(const std::vector<Expr>& parts, int64_t axis) {
+  std::vector<Expr> expanded;
+  for (const Expr& p : parts) expanded.push_back(call_op("expand_dims", {p}, {{"axis", axis}}));
+  if (expanded.size() == 1) return expanded[0];
+  return call_op("concatenate", {make_tuple(expanded)}, {{"axis", axis}});
+}
+
+// ---- If ----
+
+ConvertResult convert_if(ConvertContext& c) {
+  const onnx::GraphProto& then_graph = graph_attr(c, "then_branch");
+  const onnx::GraphProto& else_graph = graph_attr(c, "else_branch");
+  if (std::optional<NDArray> cond = c.constant_input(0))
+    return c.convert_subgraph(bool_scalar(*cond, "If's condition") ? then_graph : else_graph, {});
+  std::vector<Expr> then_out = c.convert_subgraph(then_graph, {});
+  std::vector<Expr> else_out = c.convert_subgraph(else_graph, {});
+  if (then_out.size() != else_out.size())
+    throw std::move(Error("If's branches give different numbers of outputs")
+                        .expected(cat(then_out.size(), " (then_branch)"), cat(else_out.size(), " (else_branch)")));
+  std::vector<Expr> outputs;
+  for (size_t k = 0; k < then_out.size(); ++k) {
+    if (!then_out[k] || !else_out[k])
+      throw Error(cat("output ", k,
+                      " of If is an optional that has a value in only one branch; the condition (input 0) must be "
+                      "known at import time"));
+    Type then_type = c.type_of(then_out[k]), else_type = c.type_of(else_out[k]);
+    if (!type_equal(then_type, else_type))
+      throw std::move(Error(cat("output ", k,
+                                " of If has different types in its branches; kiln needs them equal unless the "
+                                "condition (input 0) is known at import time"))
+                          .expected(type_str(then_type) + " (then_branch)", type_str(else_type) + " (else_branch)"));
+    outputs.push_back(make_if(c.input(0), then_out[k], else_out[k]));
+  }
+  return outputs;
+}
+
+// ---- Loop ----
+
+struct LoopBounds {
+  std::optional<int64_t> trip_count;
+  bool cond = true;
+};
+
+LoopBounds loop_bounds(ConvertContext& c) {
+  LoopBounds bounds;
+  if (c.has_input(0)) {
+    std::vector<int64_t> m = c.require_ints_input(0, "trip count M");
+    check(m.size() == 1, "Loop's trip count must be a scalar, found ", m.size(), " values");
+    bounds.trip_count = m[0];
+  }
+  if (c.has_input(1)) bounds.cond = bool_scalar(c.require_constant_input(1, "condition"), "Loop's condition");
+  return bounds;
+}
+
+ConvertResult convert_loop(ConvertContext& c) {
+  const onnx::GraphProto& body = graph_attr(c, "body");
+  LoopBounds bounds = loop_bounds(c);
+  std::vector<Expr> carried(c.inputs().begin() + std::min<size_t>(2, c.num_inputs()), c.inputs().end());
+  const size_t n_carried = carried.size();
+  if (c.num_outputs() < n_carried)
+    throw std::move(Error("Loop has fewer outputs than loop-carried values")
+                        .expected(cat("at least ", n_carried), cat(c.num_outputs())));
+  const size_t n_scans = c.num_outputs() - n_carried;
+  std::vector<std::vector<Expr>> scans(n_scans);
+  bool cond = bounds.cond;
+  for (int64_t i = 0; cond && (!bounds.trip_count || i < *bounds.trip_count); ++i) {
+    if (i >= kMaxUnrolledIterations)
+      throw Error(cat("Loop runs more than ", kMaxUnrolledIterations, " iterations; kiln unrolls loops up to that"));
+    std::vector<Expr> args{int64_scalar(i), bool_constant(cond)};
+    args.insert(args.end(), carried.begin(), carried.end());
+    std::vector<Expr> outs = c.convert_subgraph(body, args);
+    if (outs.size() != 1 + n_carried + n_scans)
+      throw std::move(Error("Loop's body gives the wrong number of outputs")
+                          .expected(cat(1 + n_carried + n_scans, " (condition, ", n_carried, " carried, ", n_scans,
+                                        " scan outputs)"),
+                                    cat(outs.size())));
+    std::optional<NDArray> next = outs[0] ? c.constant_value(outs[0]) : std::nullopt;
+    if (!next)
+      throw Error(cat("the condition computed by Loop's body in iteration ", i,
+                      " must be known at import time: kiln unrolls loops"));
+    cond = bool_scalar(*next, "Loop's condition output");
+    std::copy(outs.begin() + 1, outs.begin() + 1 + static_cast<std::ptrdiff_t>(n_carried), carried.begin());
+    for (size_t k = 0; k < n_scans; ++k) {
+      if (!outs[1 + n_carried + k]) throw Error(cat("scan output ", k, " of Loop's body has no value"));
+      scans[k].push_back(outs[1 + n_carried + k]);
+    }
+  }
+  std::vector<Expr> outputs = carried;
+  for (size_t k = 0; k < n_scans; ++k) {
+    if (scans[k].empty()) throw Error(cat("Loop runs no iteration, so kiln cannot tell the shape of scan output ", k));
+    outputs.push_back(stack(scans[k], 0));
+  }
+  // An optional without value among the results is passed on as such.
+  for (Expr& e : outputs)
+    if (!e) e = optional_none();
+  return outputs;
+}
+
+// ---- Scan ----
+
+struct ScanAttrs {
+  size_t num_scan_inputs = 0;
+  std::vector<int64_t> input_axes, input_directions, output_axes, output_directions;
+};
+
+ScanAttrs scan_attrs(ConvertContext& c, size_t n_scan_outputs) {
+  ScanAttrs a;
+  a.num_scan_inputs = static_cast<size_t>(c.attrs().get_int("num_scan_inputs"));
+  a.input_axes = c.attrs().get_ints("scan_input_axes", std::vector<int64_t>(a.num_scan_inputs, 0));
+  a.input_directions = c.attrs().get_ints("scan_input_directions", std::vector<int64_t>(a.num_scan_inputs, 0));
+  a.output_axes = c.attrs().get_ints("scan_output_axes", std::vector<int64_t>(n_scan_outputs, 0));
+  a.output_directions = c.attrs().get_ints("scan_output_directions", std::vector<int64_t>(n_scan_outputs, 0));
+  check(a.input_axes.size() == a.num_scan_inputs && a.input_directions.size() == a.num_scan_inputs,
+        "Scan's scan_input_axes and scan_input_directions need one entry per scan input (", a.num_scan_inputs, ")");
+  check(a.output_axes.size() == n_scan_outputs && a.output_directions.size() == n_scan_outputs,
+        "Scan's scan_output_axes and scan_output_directions need one entry per scan output (", n_scan_outputs, ")");
+  return a;
+}
+
+// One scan over `state` and `scan_inputs` (opset 9 semantics); returns the final state then
+// the scan outputs.
+std::vector<Expr> run_scan(ConvertContext& c, const onnx::GraphProto& body, std::vector<Expr> state,
+                           const std::vector<Expr>& scan_inputs, const ScanAttrs& a, size_t n_scan_outputs) {
+  int64_t length = -1;
+  std::vector<int64_t> axes;
+  for (size_t j = 0; j < scan_inputs.size(); ++j) {
+    const Shape& shape = c.tensor_type_of(scan_inputs[j], cat("scan input ", j)).shape;
+    int64_t axis = normalize_onnx_axis(a.input_axes[j], static_cast<int64_t>(shape.size()), "scan_input_axes");
+    axes.push_back(axis);
+    if (shape[axis] == kAnyDim) throw Error(cat("Scan needs a static length along axis ", axis, " of scan input ", j));
+    if (length >= 0 && shape[axis] != length)
+      throw std::move(Error(cat("scan input ", j, " has another scan length than scan input 0"))
+                          .expected(cat(length), cat(shape[axis])));
+    length = shape[axis];
+  }
+  check(length > 0, "Scan needs at least one iteration to know the shapes of its outputs");
+  std::vector<std::vector<Expr>> outs(n_scan_outputs);
+  for (int64_t t = 0; t < length; ++t) {
+    std::vector<Expr> args = state;
+    for (size_t j = 0; j < scan_inputs.size(); ++j)
+      args.push_back(take_slice(scan_inputs[j], axes[j], a.input_directions[j] ? length - 1 - t : t));
+    std::vector<Expr> results = c.convert_subgraph(body, args);
+    check(results.size() == state.size() + n_scan_outputs, "Scan's body gives ", results.size(), " outputs; expected ",
+          state.size() + n_scan_outputs);
+    std::copy(results.begin(), results.begin() + static_cast<std::ptrdiff_t>(state.size()), state.begin());
+    for (size_t k = 0; k < n_scan_outputs; ++k) outs[k].push_back(results[state.size() + k]);
+  }
+  std::vector<Expr> result = state;
+  for (size_t k = 0; k < n_scan_outputs; ++k) {
+    if (a.output_directions[k]) std::reverse(outs[k].begin(), outs[k].end());
+    int64_t rank = c.tensor_type_of(outs[k][0], cat("scan output ", k)).ndim();
+    result.push_back(stack(outs[k], normalize_onnx_axis(a.output_axes[k], rank + 1, "scan_output_axes")));
+  }
+  return result;
+}
+
+ConvertResult convert_scan_v9(ConvertContext& c) {
+  const onnx::GraphProto& body = graph_attr(c, "body");
+  size_t n_scan_inputs = static_cast<size_t>(c.attrs().get_int("num_scan_inputs"));
+  check(n_scan_inputs <= c.num_inputs(), "Scan's num_scan_inputs (", n_scan_inputs, ") exceeds its ", c.num_inputs(),
+        " inputs");
+  size_t n_state = c.num_inputs() - n_scan_inputs;
+  check(c.num_outputs() >= n_state, "Scan has fewer outputs than state variables");
+  size_t n_scan_outputs = c.num_outputs() - n_state;
+  ScanAttrs a = scan_attrs(c, n_scan_outputs);
+  std::vector<Expr> state(c.inputs().begin(), c.inputs().begin() + static_cast<std::ptrdiff_t>(n_state));
+  std::vector<Expr> scan_inputs(c.inputs().begin() + static_cast<std::ptrdiff_t>(n_state), c.inputs().end());
+  return run_scan(c, body, state, scan_inputs, a, n_scan_outputs);
+}
+
+// Opset 8: a leading batch axis on every input and output, the scan axis is 1, and an
+// optional sequence_lens first input. Each batch entry is scanned on its own.
+ConvertResult convert_scan_v8(ConvertContext& c) {
+  const onnx::GraphProto& body = graph_attr(c, "body");
+  if (c.has_input(0)) throw Error("Scan's sequence_lens (input 0) is not supported; leave it empty");
+  size_t n_scan_inputs = static_cast<size_t>(c.attrs().get_int("num_scan_inputs"));
+  check(n_scan_inputs + 1 <= c.num_inputs(), "Scan's num_scan_inputs (", n_scan_inputs, ") exceeds its inputs");
+  size_t n_state = c.num_inputs() - 1 - n_scan_inputs;
+  check(c.num_outputs() >= n_state, "Scan has fewer outputs than state variables");
+  size_t n_scan_outputs = c.num_outputs() - n_state;
+  ScanAttrs a;
+  a.num_scan_inputs = n_scan_inputs;
+  a.input_axes.assign(n_scan_inputs, 0);
+  a.input_directions = c.attrs().get_ints("directions", std::vector<int64_t>(n_scan_inputs, 0));
+  check(a.input_directions.size() == n_scan_inputs, "Scan's directions needs one entry per scan input");
+  a.output_axes.assign(n_scan_outputs, 0);
+  a.output_directions.assign(n_scan_outputs, 0);
+  int64_t batch = c.input_shape(1)[0];
+  if (batch == kAnyDim) throw Error("Scan (opset 8) needs a static batch size");
+  std::vector<std::vector<Expr>> per_batch(c.num_outputs());
+  for (int64_t b = 0; b < batch; ++b) {
+    std::vector<Expr> state, scan_inputs;
+    for (size_t i = 1; i < c.num_inputs(); ++i)
+      (i <= n_state ? state : scan_inputs).push_back(take_slice(c.input(i), 0, b));
+    std::vector<Expr> results = run_scan(c, body, state, scan_inputs, a, n_scan_outputs);
+    for (size_t k = 0; k < results.size(); ++k) per_batch[k].push_back(results[k]);
+  }
+  std::vector<Expr> outputs;
+  for (const auto& parts : per_batch) outputs.push_back(stack(parts, 0));
+  return outputs;
+}
+
+}  // namespace
+
+void register_control_flow_converters(ConverterRegistry& r) {
+  r.add("If", 1, convert_if);
+  r.add("Loop", 1, convert_loop);
+  r.add("Scan", 8, convert_scan_v8);
+  r.add("Scan", 9, convert_scan_v9);
+}
+
+}  // namespace kiln::frontend

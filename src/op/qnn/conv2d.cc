@@ -1,0 +1,71 @@
+// Op: qnn.conv2d, Relay's quantized convolution: NCHW int8/uint8 data and OIHW kernel,
+// accumulating sum((data - input_zero_point) * (kernel - kernel_zero_point)) in out_dtype
+// (int32). Padding contributes nothing (padded values equal the zero point). The scales are
+// carried for a following qnn.requantize (their product is the accumulator's scale).
+#include "op/nn/window_attrs.h"
+#include "op/qnn/qnn_util.h"
+
+namespace kiln {
+
+namespace {
+
+Type qnn_conv2d_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  layout_attr(attrs, "data_layout", {"NCHW"});
+  choice_attr(attrs, "kernel_layout", {"OIHW"});
+  choice_attr(attrs, "out_layout", {"", "NCHW"});
+  const TensorTypeNode& data = arg_tensor_of_rank(args, 0, "data", 4, "NCHW");
+  const TensorTypeNode& kernel = arg_tensor_of_rank(args, 1, "kernel", 4, "OIHW");
+  check_quantized_arg(data, "data");
+  check_quantized_arg(kernel, "kernel");
+  const Shape& x = data.shape;
+  const Shape& w = kernel.shape;
+  check_quant_param(args, 2, "input_zero_point", false, kNoChannels, "");
+  check_quant_param(args, 3, "kernel_zero_point", false, w[0], "output channel");
+  check_quant_param(args, 4, "input_scale", true, kNoChannels, "");
+  check_quant_param(args, 5, "kernel_scale", true, w[0], "output channel");
+  Pair2D strides = pair_attr(attrs, "strides", 1), dilation = pair_attr(attrs, "dilation", 1);
+  Padding2D padding = padding_attr(attrs);
+  int64_t groups = attrs.get_int("groups");
+  if (groups < 1) throw std::move(Error("attribute 'groups' must be positive").expected(">= 1", cat(groups)));
+  if (x[1] >= 0 && x[1] % groups != 0)
+    throw std::move(Error(cat("input channels of 'data' ", shape_str(x), " are not divisible by groups=", groups))
+                        .expected(cat("a multiple of ", groups), cat(x[1])));
+  check_same_extent(x[1], w[1] < 0 ? kAnyDim : w[1] * groups, "input channels (kernel axis 1 times groups)", "data", x,
+                    "kernel", w);
+  if (!attrs.is_none("channels") && w[0] >= 0 && attrs.get_int("channels") != w[0])
+    throw std::move(Error(cat("attribute 'channels' disagrees with 'kernel' ", shape_str(w)))
+                        .expected(cat(w[0]), cat(attrs.get_int("channels"))));
+  int64_t out_h = window_extent("height", x, x[2], w[2], strides.h, dilation.h, padding.top, padding.bottom);
+  int64_t out_w = window_extent("width", x, x[3], w[3], strides.w, dilation.w, padding.left, padding.right);
+  DType out = quantized_dtype_attr(attrs);
+  return tensor_type({x[0], w[0], out_h, out_w}, out);
+}
+
+}  // namespace
+
+void register_qnn_conv2d_ops(OpRegistry& registry) {
+  registry.add("qnn.conv2d")
+      .describe(
+          "Quantized 2-D convolution (NCHW data, OIHW kernel): the int32 sum of (data - input_zero_point) * "
+          "(kernel - kernel_zero_point); kernel_zero_point and kernel_scale may be per output channel.")
+      .arg("data")
+      .arg("kernel")
+      .arg("input_zero_point")
+      .arg("kernel_zero_point")
+      .arg("input_scale")
+      .arg("kernel_scale")
+      .attr("strides", AttrKind::kInts, std::vector<int64_t>{1, 1})
+      .attr("padding", AttrKind::kInts, std::vector<int64_t>{0, 0, 0, 0})
+      .attr("dilation", AttrKind::kInts, std::vector<int64_t>{1, 1})
+      .attr("groups", AttrKind::kInt, 1)
+      .attr("channels", AttrKind::kInt, AttrValue())
+      .attr("kernel_size", AttrKind::kInts, AttrValue())
+      .attr("data_layout", AttrKind::kString, "NCHW")
+      .attr("kernel_layout", AttrKind::kString, "OIHW")
+      .attr("out_layout", AttrKind::kString, "")
+      .attr("out_dtype", AttrKind::kString, "int32")
+      .set_relation(named_relation("qnn.conv2d", qnn_conv2d_relation))
+      .set_pattern(OpPattern::kOutEWiseFusable);
+}
+
+}  // namespace kiln

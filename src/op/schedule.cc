@@ -1,0 +1,67 @@
+// The default schedules every op without a schedule of its own gets, by pattern.
+#include <algorithm>
+
+#include "kiln/op/strategy.h"
+
+namespace kiln {
+namespace {
+
+// Below this many elements a parallel loop costs more in hand-off than it saves.
+constexpr int64_t kMinParallelElements = 1 << 14;
+// Elements per parallel task: large enough that one task amortises its dispatch.
+constexpr int64_t kElementsPerTask = 1 << 12;
+
+int64_t extent_product(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+bool is_output(const ScheduleInput& in, const te::Tensor& t) {
+  return std::any_of(in.outputs.begin(), in.outputs.end(), [&](const te::Tensor& o) { return o.same_as(t); });
+}
+
+}  // namespace
+
+void schedule_injective_stage(te::Stage& stage, const Target& target) {
+  std::vector<te::IterVar> leaves = stage.leaf_iter_vars();
+  if (leaves.empty()) return;
+  te::IterVar fused = leaves[0];
+  for (size_t i = 1; i < leaves.size(); ++i) fused = stage.fuse(fused, leaves[i]);
+  const int64_t total = fused->extent;
+  const int64_t lanes = std::max(1, target.vector_lanes);
+  if (total < 2 * lanes) return;
+  auto [outer, inner] = stage.split(fused, lanes);
+  stage.vectorize(inner);
+  if (total < kMinParallelElements) return;
+  auto [task, rest] = stage.split(outer, std::max<int64_t>(1, kElementsPerTask / lanes));
+  (void)rest;
+  stage.parallel(task);
+}
+
+void schedule_injective(const ScheduleInput& in) {
+  for (const te::Tensor& out : in.outputs) {
+    te::Stage& stage = in.schedule[out];
+    if (stage.attach() == te::Stage::Attach::kRoot && !stage.op()->reduce) schedule_injective_stage(stage, in.target);
+  }
+}
+
+void schedule_reduce(const ScheduleInput& in) {
+  for (const te::Tensor& t : in.anchor) {
+    te::Stage& stage = in.schedule[t];
+    if (!stage.op()->reduce || stage.op()->axis.empty()) continue;
+    // Data-parallel axes come first among the leaves; fuse them and run the outer part in parallel.
+    te::IterVar fused = stage.axis(0);
+    for (size_t i = 1; i < stage.op()->axis.size(); ++i) fused = stage.fuse(fused, stage.axis(i));
+    int64_t work = extent_product(t.shape());
+    for (const auto& r : stage.op()->reduce_axis) work *= r->extent;
+    if (work >= kMinParallelElements && fused->extent > 1) stage.parallel(fused);
+  }
+  for (const te::Tensor& out : in.outputs) {
+    bool is_anchor =
+        std::any_of(in.anchor.begin(), in.anchor.end(), [&](const te::Tensor& a) { return a.same_as(out); });
+    if (!is_anchor && is_output(in, out)) schedule_injective_stage(in.schedule[out], in.target);
+  }
+}
+
+}  // namespace kiln

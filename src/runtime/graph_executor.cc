@@ -1,0 +1,293 @@
+#include "kiln/runtime/graph_executor.h"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <utility>
+
+#include "kiln/runtime/kernel_abi.h"
+#include "kiln/runtime/kernel_registry.h"
+#include "kiln/support/error.h"
+#include "kiln/support/strings.h"
+#include "runtime/attrs_json.h"
+#include "runtime/graph_json.h"
+#include "runtime/module.h"
+#include "runtime/params_io.h"
+#include "runtime/thread_pool.h"
+
+namespace kiln {
+
+namespace fs = std::filesystem;
+
+// One node of the graph with everything resolved at load time.
+struct Artifact::Step {
+  std::string node_name;
+  std::string func_name;
+  kiln_kernel_fn generated = nullptr;   // set for nodes with code in lib.so
+  const KernelFn* reference = nullptr;  // set for "kiln_ref.<op>" nodes
+  std::string reference_op;
+  Attrs attrs;
+  std::vector<size_t> input_entries, output_entries;
+};
+
+// A step's tensors in one executor's memory.
+struct GraphExecutor::BoundStep {
+  std::vector<void*> args;               // generated code: data pointers, inputs then outputs
+  std::vector<NDArray> inputs, outputs;  // reference kernels
+};
+
+namespace {
+
+std::string tensor_type_str(const Shape& shape, DType dtype) { return cat(dtype_name(dtype), " ", shape_str(shape)); }
+
+TensorInfo entry_info(const GraphPlan& graph, size_t entry, std::string name) {
+  return TensorInfo{std::move(name), graph.shape[entry], parse_dtype(graph.dltype[entry])};
+}
+
+bool is_reference_call(const GraphNode& node) { return starts_with(node.func_name(), kReferenceFuncPrefix); }
+
+size_t find_variable(const GraphPlan& graph, const std::string& name) {
+  for (size_t i = 0; i < graph.nodes.size(); ++i)
+    if (graph.nodes[i].is_variable() && graph.nodes[i].name == name) return i;
+  return graph.nodes.size();
+}
+
+}  // namespace
+
+Artifact::Step Artifact::resolve_step(const GraphPlan& graph, size_t node_id, const Module* module) {
+  const GraphNode& node = graph.nodes[node_id];
+  Artifact::Step step;
+  step.node_name = node.name;
+  step.func_name = node.func_name();
+  for (const GraphEntry& input : node.inputs) step.input_entries.push_back(graph.entry_id(input));
+  for (int64_t i = 0; i < graph.num_node_outputs(static_cast<int64_t>(node_id)); ++i)
+    step.output_entries.push_back(graph.entry_id(static_cast<int64_t>(node_id), i));
+  try {
+    if (is_reference_call(node)) {
+      step.reference_op = step.func_name.substr(kReferenceFuncPrefix.size());
+      step.reference = &KernelRegistry::global().get(step.reference_op);
+      const auto op_attrs = node.attrs.find("op_attrs");
+      if (op_attrs != node.attrs.end()) step.attrs = attrs_from_json(op_attrs->second);
+    } else {
+      if (!module)
+        throw Error(cat("function '", step.func_name, "' needs generated code, but the artifact has no lib.so"));
+      step.generated = module->function(step.func_name);
+    }
+  } catch (Error& e) {
+    e.node(node.name).op(step.reference_op.empty() ? step.func_name : step.reference_op);
+    throw;
+  }
+  return step;
+}
+
+Artifact::Artifact() = default;
+Artifact::~Artifact() = default;
+
+std::shared_ptr<const Artifact> Artifact::load(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw Error("artifact folder not found").file(dir);
+  const fs::path root(dir);
+  GraphPlan graph = read_graph_json((root / "graph.json").string());
+  NamedArrays params;
+  if (const fs::path params_path = root / "params.bin"; fs::exists(params_path, ec))
+    params = read_params(params_path.string());
+  std::shared_ptr<const Module> module;
+  if (const fs::path library = root / "lib.so"; fs::exists(library, ec)) module = Module::load(library.string());
+  return create(graph, std::move(module), std::move(params), dir);
+}
+
+std::shared_ptr<const Artifact> Artifact::create(const GraphPlan& graph, std::shared_ptr<const Module> module,
+                                                 NamedArrays params, std::string origin) {
+  std::shared_ptr<Artifact> artifact(new Artifact());
+  Artifact& a = *artifact;
+  a.origin_ = std::move(origin);
+  try {
+    validate_graph(graph);
+    a.graph_ = std::make_unique<GraphPlan>(graph);
+    a.module_ = std::move(module);
+    const GraphPlan& g = *a.graph_;
+
+    // Parameters: one per "null" node, of the node's shape and dtype.
+    a.params_by_entry_.resize(g.num_entries());
+    for (auto& [name, value] : params) {
+      const size_t node = find_variable(g, name);
+      if (node == g.nodes.size()) throw Error(cat("params.bin holds '", name, "', which is not a graph input"));
+      const size_t entry = g.entry_id(static_cast<int64_t>(node), 0);
+      const TensorInfo expected = entry_info(g, entry, name);
+      if (value.shape() != expected.shape || value.dtype() != expected.dtype)
+        throw Error(cat("parameter '", name, "' does not match the graph"))
+            .expected(tensor_type_str(expected.shape, expected.dtype), tensor_type_str(value.shape(), value.dtype()));
+      a.params_by_entry_[entry] = std::move(value);
+    }
+
+    // Inputs: the names kiln lists, or (for a plain TVM graph) every argument without a parameter.
+    std::vector<std::string> input_names = g.input_names;
+    if (input_names.empty())
+      for (int64_t node : g.arg_nodes)
+        if (!a.params_by_entry_[g.entry_id(node, 0)].defined()) input_names.push_back(g.nodes[node].name);
+    for (const std::string& name : input_names) {
+      const size_t entry = g.entry_id(static_cast<int64_t>(find_variable(g, name)), 0);
+      if (a.params_by_entry_[entry].defined())
+        throw Error(cat("'", name, "' is both a graph input and a parameter in params.bin"));
+      a.input_entries_.push_back(entry);
+      a.inputs_.push_back(entry_info(g, entry, name));
+    }
+    for (size_t node = 0; node < g.nodes.size(); ++node) {
+      const size_t entry = g.entry_id(static_cast<int64_t>(node), 0);
+      if (g.nodes[node].is_variable() && !a.params_by_entry_[entry].defined() &&
+          std::find(a.input_entries_.begin(), a.input_entries_.end(), entry) == a.input_entries_.end())
+        throw Error(cat("graph variable '", g.nodes[node].name, "' is neither an input nor a parameter"));
+    }
+
+    for (size_t i = 0; i < g.heads.size(); ++i) {
+      const size_t entry = g.entry_id(g.heads[i]);
+      a.output_entries_.push_back(entry);
+      a.outputs_.push_back(entry_info(g, entry, g.output_names.empty() ? cat("output", i) : g.output_names[i]));
+    }
+
+    // A storage block holds the largest tensor placed in it; parameters live in the artifact.
+    for (size_t entry = 0; entry < g.num_entries(); ++entry) {
+      if (a.params_by_entry_[entry].defined()) continue;
+      const auto id = static_cast<size_t>(g.storage_id[entry]);
+      if (id >= a.storage_bytes_.size()) a.storage_bytes_.resize(id + 1, 0);
+      const TensorInfo info = entry_info(g, entry, "");
+      const size_t bytes = static_cast<size_t>(num_elements(info.shape)) * dtype_bytes(info.dtype);
+      a.storage_bytes_[id] = std::max(a.storage_bytes_[id], bytes);
+    }
+
+    for (size_t node = 0; node < g.nodes.size(); ++node)
+      if (!g.nodes[node].is_variable()) a.steps_.push_back(resolve_step(g, node, a.module_.get()));
+  } catch (Error& e) {
+    e.file(a.origin_);
+    throw;
+  }
+  return artifact;
+}
+
+GraphExecutor::GraphExecutor(std::shared_ptr<const Artifact> artifact, int num_threads)
+    : artifact_(std::move(artifact)), pool_(std::make_unique<ThreadPool>(num_threads)) {
+  check(artifact_ != nullptr, "GraphExecutor needs an artifact");
+  input_set_.assign(num_inputs(), false);
+  bind_entries();
+}
+
+GraphExecutor::~GraphExecutor() = default;
+
+void GraphExecutor::bind_entries() {
+  const Artifact& a = *artifact_;
+  const GraphPlan& g = a.graph();
+  for (size_t bytes : a.storage_bytes_)
+    storage_.push_back(NDArray::empty({static_cast<int64_t>(bytes)}, DType::kUInt8));
+  entries_.resize(g.num_entries());
+  for (size_t entry = 0; entry < g.num_entries(); ++entry) {
+    if (a.params_by_entry_[entry].defined())
+      entries_[entry] = a.params_by_entry_[entry];
+    else
+      entries_[entry] =
+          storage_[static_cast<size_t>(g.storage_id[entry])].view(g.shape[entry], parse_dtype(g.dltype[entry]));
+  }
+  for (const Artifact::Step& step : a.steps_) {
+    BoundStep bound;
+    for (size_t entry : step.input_entries) {
+      // Generated code never writes its inputs; the const_cast only meets the C signature.
+      bound.args.push_back(const_cast<void*>(entries_[entry].raw()));
+      bound.inputs.push_back(entries_[entry]);
+    }
+    for (size_t entry : step.output_entries) {
+      bound.args.push_back(entries_[entry].raw());
+      bound.outputs.push_back(entries_[entry]);
+    }
+    bound_steps_.push_back(std::move(bound));
+  }
+}
+
+int GraphExecutor::num_threads() const { return pool_->num_threads(); }
+
+const TensorInfo& GraphExecutor::input_info(size_t index) const {
+  check(index < num_inputs(), "input index ", index, " out of range: the graph has ", num_inputs(), " inputs");
+  return artifact_->inputs()[index];
+}
+
+const TensorInfo& GraphExecutor::output_info(size_t index) const {
+  check(index < num_outputs(), "output index ", index, " out of range: the graph has ", num_outputs(), " outputs");
+  return artifact_->outputs()[index];
+}
+
+namespace {
+
+size_t index_of(const std::vector<TensorInfo>& tensors, const std::string& name, const char* kind) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (tensors[i].name == name) return i;
+    names.push_back("'" + tensors[i].name + "'");
+  }
+  throw Error(cat("the graph has no ", kind, " named '", name, "'")).expected(join(names), "'" + name + "'");
+}
+
+}  // namespace
+
+size_t GraphExecutor::input_index(const std::string& name) const {
+  return index_of(artifact_->inputs(), name, "input");
+}
+
+size_t GraphExecutor::output_index(const std::string& name) const {
+  return index_of(artifact_->outputs(), name, "output");
+}
+
+void GraphExecutor::set_input(const std::string& name, const NDArray& value) { set_input(input_index(name), value); }
+
+void GraphExecutor::set_input(size_t index, const NDArray& value) {
+  const TensorInfo& info = input_info(index);
+  check(value.defined(), "input '", info.name, "' is an undefined tensor");
+  if (value.shape() != info.shape || value.dtype() != info.dtype)
+    throw Error(cat("input '", info.name, "' has the wrong ", value.dtype() != info.dtype ? "dtype" : "shape"))
+        .expected(tensor_type_str(info.shape, info.dtype), tensor_type_str(value.shape(), value.dtype()));
+  NDArray& slot = entries_[artifact_->input_entries_[index]];
+  if (value.nbytes()) std::memcpy(slot.raw(), value.raw(), value.nbytes());
+  input_set_[index] = true;
+}
+
+void GraphExecutor::run() {
+  for (size_t i = 0; i < num_inputs(); ++i)
+    check(input_set_[i], "input '", artifact_->inputs()[i].name, "' was not set before run()");
+  ThreadPool::Scope scope(pool_.get());
+  for (size_t i = 0; i < bound_steps_.size(); ++i) {
+    const Artifact::Step& step = artifact_->steps_[i];
+    try {
+      run_step(step, bound_steps_[i]);
+    } catch (Error& e) {
+      e.node(step.node_name).op(step.reference ? step.reference_op : step.func_name);
+      throw;
+    }
+  }
+}
+
+void GraphExecutor::run_step(const Artifact::Step& step, BoundStep& bound) {
+  if (step.generated) {
+    if (int32_t status = step.generated(bound.args.data()); status != 0)
+      throw Error(cat("generated function '", step.func_name, "' failed with status ", status));
+    return;
+  }
+  (*step.reference)(step.attrs, bound.inputs, bound.outputs);
+  // Kernels write into the tensors they are given; one that replaced a tensor is copied back.
+  for (size_t k = 0; k < bound.outputs.size(); ++k) {
+    const NDArray& planned = entries_[step.output_entries[k]];
+    NDArray produced = std::exchange(bound.outputs[k], planned);
+    if (produced.raw() == planned.raw() && produced.shape() == planned.shape()) continue;
+    if (!produced.defined() || produced.shape() != planned.shape() || produced.dtype() != planned.dtype())
+      throw Error(cat("reference kernel output ", k, " does not match the graph plan"))
+          .expected(tensor_type_str(planned.shape(), planned.dtype()),
+                    produced.defined() ? tensor_type_str(produced.shape(), produced.dtype()) : "undefined");
+    NDArray slot = planned;
+    if (planned.nbytes()) std::memcpy(slot.raw(), produced.raw(), planned.nbytes());
+  }
+}
+
+NDArray GraphExecutor::get_output(size_t index) const {
+  output_info(index);
+  return entries_[artifact_->output_entries_[index]].clone();
+}
+
+NDArray GraphExecutor::get_output(const std::string& name) const { return get_output(output_index(name)); }
+
+}  // namespace kiln

@@ -1,0 +1,80 @@
+// graph.json, the execution plan of an artifact, in TVM's graph-executor schema:
+//   {"nodes": [{"op": "null" | "tvm_op", "name": ..., "attrs": {"func_name": ..., "num_inputs": "1",
+//               "num_outputs": "1", "flatten_data": "0", ["op_attrs": "<Attrs as JSON>"]},
+//               "inputs": [[node, index, version], ...]}, ...],
+//    "arg_nodes": [...], "heads": [[node, index, version], ...], "node_row_ptr": [...],
+//    "attrs": {"dltype": ["list_str", [...]], "shape": ["list_shape", [[...], ...]],
+//              "storage_id": ["list_int", [...]], "device_index": ["list_int", [...]]},
+//    "kiln": {"input_names": [...], "output_names": [...], "abi_version": 1}}
+// Node outputs are numbered into "entries": entry id = node_row_ptr[node] + output index;
+// dltype, shape, storage_id and device_index hold one value per entry.
+// A tvm_op whose func_name is "kiln_ref.<op>" runs the reference kernel of <op>.
+// The backend fills a GraphPlan and writes it; the runtime reads and validates it, so the
+// schema lives here only.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kiln/runtime/ndarray.h"
+
+namespace kiln {
+
+inline constexpr std::string_view kReferenceFuncPrefix = "kiln_ref.";
+
+struct GraphEntry {
+  int64_t node = 0;
+  int64_t index = 0;
+  int64_t version = 0;
+  bool operator==(const GraphEntry&) const = default;
+};
+
+struct GraphNode {
+  std::string op;  // "null" (an input or a parameter) or "tvm_op"
+  std::string name;
+  std::map<std::string, std::string> attrs;  // TVM keeps every node attribute as a string
+  std::vector<GraphEntry> inputs;
+  bool operator==(const GraphNode&) const = default;
+
+  bool is_variable() const { return op == "null"; }
+  // attrs["func_name"], or "" when absent.
+  std::string func_name() const;
+};
+
+struct GraphPlan {
+  std::vector<GraphNode> nodes;
+  std::vector<int64_t> arg_nodes;
+  std::vector<GraphEntry> heads;
+  std::vector<int64_t> node_row_ptr;
+  // One per entry.
+  std::vector<std::string> dltype;
+  std::vector<Shape> shape;
+  std::vector<int64_t> storage_id;
+  std::vector<int64_t> device_index;  // may be empty
+  // The "kiln" section; empty name lists when the file has none (a plain TVM graph).
+  std::vector<std::string> input_names;
+  std::vector<std::string> output_names;
+  int64_t abi_version = 1;
+  bool operator==(const GraphPlan&) const = default;
+
+  size_t num_entries() const { return node_row_ptr.empty() ? 0 : static_cast<size_t>(node_row_ptr.back()); }
+  size_t entry_id(int64_t node, int64_t index) const { return static_cast<size_t>(node_row_ptr[node] + index); }
+  size_t entry_id(const GraphEntry& e) const { return entry_id(e.node, e.index); }
+  int64_t num_node_outputs(int64_t node) const { return node_row_ptr[node + 1] - node_row_ptr[node]; }
+};
+
+// Parses and validates; throws kiln::Error naming `what` (the file) and the offending field,
+// e.g. "nodes[3].inputs[0]: node 7 is not before node 3".
+GraphPlan parse_graph_json(std::string_view text, const std::string& what);
+GraphPlan read_graph_json(const std::string& path);
+// Checks the plan is consistent: node order, entry references, per-entry attribute lengths,
+// dtypes, shapes, storage ids, kiln input/output names. Throws kiln::Error naming the field.
+void validate_graph(const GraphPlan& plan);
+// Validates, then writes pretty-printed JSON.
+std::string graph_to_json(const GraphPlan& plan);
+void write_graph_json(const std::string& path, const GraphPlan& plan);
+
+}  // namespace kiln

@@ -1,0 +1,113 @@
+#include "kiln/codegen/c_compiler.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "codegen/kernel_test_util.h"
+#include "kiln/support/error.h"
+
+namespace kiln::codegen {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh directory per test, removed afterwards.
+class CCompilerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = ::testing::TempDir() + "kiln_cc_XXXXXX";
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  CCompiler compiler() const {
+    CCompilerOptions options;
+    options.cache_dir = (fs::path(dir_) / "cache").string();
+    return CCompiler(options);
+  }
+
+  std::string dir_;
+};
+
+const char* kSource = R"(#include <stdint.h>
+#include "kiln/runtime/kernel_abi.h"
+const KilnRuntimeApi* kiln_runtime_api = 0;
+int32_t kiln_abi_version(void) { return KILN_ABI_VERSION; }
+int32_t add_one(void* const* args) {
+  const float* in = (const float*)args[0];
+  float* out = (float*)args[1];
+  for (int i = 0; i < 4; ++i) out[i] = in[i] + 1.0f;
+  return 0;
+}
+)";
+
+TEST_F(CCompilerTest, CompilesAndCachesBySource) {
+  std::string library = compiler().compile(kSource);
+  EXPECT_TRUE(fs::exists(library));
+  EXPECT_TRUE(fs::exists(fs::path(library).parent_path() / "kernels.c"));
+  {
+    testing::LoadedKernels lib(library);
+    float in[4] = {1, 2, 3, 4}, out[4] = {};
+    ASSERT_EQ(lib.call("add_one", {in, out}), 0);
+    EXPECT_EQ(out[3], 5.0f);
+  }
+  // A second compile of the same source reuses the library: mark it and see the mark survive.
+  { std::ofstream(library, std::ios::app) << "MARK"; }
+  auto size = fs::file_size(library);
+  EXPECT_EQ(compiler().compile(kSource), library);
+  EXPECT_EQ(fs::file_size(library), size);
+  // Another source is another library.
+  EXPECT_NE(compiler().compile(std::string(kSource) + "\n/* changed */\n"), library);
+}
+
+TEST_F(CCompilerTest, CopiesTheLibraryIntoAnArtifactFolder) {
+  fs::path out = fs::path(dir_) / "OUT.kiln";
+  compiler().compile_into(kSource, out.string());
+  EXPECT_TRUE(fs::exists(out / "lib.so"));
+  std::ifstream in(out / "kernels.c");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, kSource);
+}
+
+TEST_F(CCompilerTest, CompileErrorsCarryTheCompilersFirstError) {
+  try {
+    compiler().compile("int32_t broken(void* const* args) { return undefined_name; }\n");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find("C compiler failed"), std::string::npos) << what;
+    EXPECT_NE(what.find("error"), std::string::npos) << what;
+    EXPECT_NE(what.find("kernels.c"), std::string::npos) << what;
+  }
+  CCompilerOptions missing;
+  missing.compiler = "/nonexistent/cc";
+  missing.cache_dir = (fs::path(dir_) / "cache2").string();
+  EXPECT_THROW(CCompiler(missing).compile(kSource), Error);
+}
+
+TEST_F(CCompilerTest, CacheDirectoryFollowsTheEnvironment) {
+  const char* saved = std::getenv("KILN_CACHE_DIR");
+  std::string saved_value = saved ? saved : "";
+  setenv("KILN_CACHE_DIR", dir_.c_str(), 1);
+  EXPECT_EQ(CCompiler::default_cache_dir(), dir_);
+  unsetenv("KILN_CACHE_DIR");
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg && *xdg) {
+    EXPECT_EQ(CCompiler::default_cache_dir(), std::string(xdg) + "/kiln");
+  }
+  if (saved) setenv("KILN_CACHE_DIR", saved_value.c_str(), 1);
+  EXPECT_TRUE(fs::exists(fs::path(CCompiler::default_include_dir()) / "kiln/runtime/microkernels.h"));
+}
+
+TEST(Fnv1a, IsTheStandardHash) {
+  EXPECT_EQ(fnv1a_hex(""), "cbf29ce484222325");
+  EXPECT_EQ(fnv1a_hex("a"), "af63dc4c8601ec8c");
+}
+
+}  // namespace
+}  // namespace kiln::codegen

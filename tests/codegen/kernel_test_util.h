@@ -1,0 +1,93 @@
+// Loads a generated lib.so the way the runtime's loader does (dlopen, check the ABI version,
+// install a KilnRuntimeApi table), with a serial parallel_for that counts its calls.
+#pragma once
+
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "kiln/runtime/kernel_abi.h"
+
+namespace kiln::testing {
+
+struct SerialRuntimeStats {
+  int parallel_calls = 0;
+  int64_t parallel_tasks = 0;
+  int workspace_allocs = 0;
+  int workspace_frees = 0;
+};
+
+inline SerialRuntimeStats& serial_runtime_stats() {
+  static SerialRuntimeStats stats;
+  return stats;
+}
+
+inline int32_t serial_parallel_for(int64_t num_tasks, kiln_parallel_body body, void* env) {
+  ++serial_runtime_stats().parallel_calls;
+  int32_t first_error = 0;
+  for (int64_t task = 0; task < num_tasks; ++task) {
+    ++serial_runtime_stats().parallel_tasks;
+    int32_t rc = body(task, num_tasks, env);
+    if (rc != 0 && first_error == 0) first_error = rc;
+  }
+  return first_error;
+}
+
+inline void* serial_workspace_alloc(int64_t nbytes) {
+  ++serial_runtime_stats().workspace_allocs;
+  size_t size = (static_cast<size_t>(nbytes) + 63) / 64 * 64;
+  return std::aligned_alloc(64, size == 0 ? 64 : size);
+}
+
+inline void serial_workspace_free(void* ptr) {
+  ++serial_runtime_stats().workspace_frees;
+  std::free(ptr);
+}
+
+inline const KilnRuntimeApi* serial_runtime_api() {
+  static const KilnRuntimeApi api = {serial_parallel_for, serial_workspace_alloc, serial_workspace_free};
+  return &api;
+}
+
+class LoadedKernels {
+ public:
+  explicit LoadedKernels(const std::string& path) {
+    handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle_) {
+      ADD_FAILURE() << "dlopen " << path << ": " << dlerror();
+      return;
+    }
+    auto version = reinterpret_cast<kiln_abi_version_fn>(dlsym(handle_, "kiln_abi_version"));
+    auto** api = static_cast<const KilnRuntimeApi**>(dlsym(handle_, "kiln_runtime_api"));
+    if (!version || !api) {
+      ADD_FAILURE() << path << " lacks kiln_abi_version or kiln_runtime_api";
+      return;
+    }
+    EXPECT_EQ(version(), KILN_ABI_VERSION);
+    *api = serial_runtime_api();
+  }
+  ~LoadedKernels() {
+    if (handle_) dlclose(handle_);
+  }
+  LoadedKernels(const LoadedKernels&) = delete;
+  LoadedKernels& operator=(const LoadedKernels&) = delete;
+
+  // Runs kernel `name`; returns its status (-100 when it cannot be found).
+  int32_t call(const std::string& name, std::vector<void*> args) const {
+    if (!handle_) return -100;
+    auto fn = reinterpret_cast<kiln_kernel_fn>(dlsym(handle_, name.c_str()));
+    if (!fn) {
+      ADD_FAILURE() << "no function " << name;
+      return -100;
+    }
+    return fn(args.data());
+  }
+
+ private:
+  void* handle_ = nullptr;
+};
+
+}  // namespace kiln::testing

@@ -1,0 +1,158 @@
+#include "runtime/thread_pool.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "kiln/support/error.h"
+
+namespace kiln {
+namespace {
+
+// Waits (up to a few seconds) until `count` reaches `target`; true when it did.
+bool wait_for(const std::atomic<int>& count, int target) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (count.load() < target)
+    if (std::chrono::steady_clock::now() > deadline) return false;
+  return true;
+}
+
+TEST(ThreadPool, RunsEveryTaskExactlyOnce) {
+  ThreadPool pool(3);
+  EXPECT_EQ(pool.num_threads(), 3);
+  for (int64_t n : {0, 1, 2, 7, 1000}) {
+    std::vector<std::atomic<int>> runs(static_cast<size_t>(n));
+    pool.parallel_for(n, [&](int64_t task) { runs[static_cast<size_t>(task)]++; });
+    for (int64_t i = 0; i < n; ++i) EXPECT_EQ(runs[static_cast<size_t>(i)].load(), 1) << "n=" << n << " task " << i;
+  }
+}
+
+TEST(ThreadPool, CallerAndWorkersRunTasksAtTheSameTime) {
+  ThreadPool pool(3);
+  std::atomic<int> started{0};
+  std::mutex mutex;
+  std::set<std::thread::id> threads;
+  bool all_met = true;
+  // Every task waits for all three: this only finishes when three threads run tasks at once.
+  pool.parallel_for(3, [&](int64_t) {
+    started++;
+    const bool met = wait_for(started, 3);
+    std::lock_guard lock(mutex);
+    all_met = all_met && met;
+    threads.insert(std::this_thread::get_id());
+  });
+  EXPECT_TRUE(all_met);
+  EXPECT_EQ(threads.size(), 3u);
+  EXPECT_TRUE(threads.count(std::this_thread::get_id())) << "the calling thread takes part";
+}
+
+TEST(ThreadPool, OneThreadRunsInlineOnTheCaller) {
+  ThreadPool pool(1);
+  std::vector<std::thread::id> seen;
+  pool.parallel_for(4, [&](int64_t) { seen.push_back(std::this_thread::get_id()); });
+  ASSERT_EQ(seen.size(), 4u);
+  for (auto id : seen) EXPECT_EQ(id, std::this_thread::get_id());
+}
+
+TEST(ThreadPool, NestedLoopsRunInlineOnTheTaskThread) {
+  ThreadPool pool(4);
+  std::atomic<int> inner_runs{0}, inner_on_other_thread{0};
+  pool.parallel_for(8, [&](int64_t) {
+    const auto outer_thread = std::this_thread::get_id();
+    pool.parallel_for(5, [&](int64_t) {
+      inner_runs++;
+      if (std::this_thread::get_id() != outer_thread) inner_on_other_thread++;
+    });
+  });
+  EXPECT_EQ(inner_runs.load(), 40);
+  EXPECT_EQ(inner_on_other_thread.load(), 0);
+}
+
+TEST(ThreadPool, RethrowsTheExceptionOfTheLowestFailingTaskAfterRunningAll) {
+  ThreadPool pool(4);
+  std::atomic<int> runs{0};
+  try {
+    pool.parallel_for(100, [&](int64_t task) {
+      runs++;
+      if (task == 17 || task == 60) throw Error(cat("task ", task, " failed"));
+    });
+    FAIL() << "no exception";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.message(), "task 17 failed");
+  }
+  EXPECT_EQ(runs.load(), 100);
+  // The pool stays usable.
+  std::atomic<int> after{0};
+  pool.parallel_for(10, [&](int64_t) { after++; });
+  EXPECT_EQ(after.load(), 10);
+}
+
+TEST(ThreadPool, ReturnsTheStatusOfTheLowestFailingTask) {
+  ThreadPool pool(2);
+  EXPECT_EQ(pool.parallel_for_status(50, [](int64_t task) { return task == 30 ? 5 : task == 40 ? 9 : 0; }), 5);
+  EXPECT_EQ(pool.parallel_for_status(50, [](int64_t) { return 0; }), 0);
+}
+
+int32_t record_task(int64_t task, int64_t num_tasks, void* env) {
+  auto* slots = static_cast<std::vector<int64_t>*>(env);
+  (*slots)[static_cast<size_t>(task)] = num_tasks;
+  return task == 3 ? 11 : 0;
+}
+
+TEST(ThreadPool, KernelApiRunsOnTheCurrentPool) {
+  const KilnRuntimeApi* api = kiln_runtime_api_table();
+  std::vector<int64_t> slots(6, 0);
+  // Outside any executor the loop still runs, inline, every task.
+  EXPECT_EQ(ThreadPool::current(), nullptr);
+  EXPECT_EQ(api->parallel_for(6, record_task, &slots), 11);
+  EXPECT_EQ(slots, std::vector<int64_t>(6, 6));
+
+  ThreadPool pool(2);
+  ThreadPool::Scope scope(&pool);
+  EXPECT_EQ(ThreadPool::current(), &pool);
+  struct Env {
+    std::atomic<int> started{0};
+    std::atomic<int> met{0};
+  } env;
+  auto body = [](int64_t, int64_t, void* p) -> int32_t {
+    auto* e = static_cast<Env*>(p);
+    e->started++;
+    if (wait_for(e->started, 2)) e->met++;
+    return 0;
+  };
+  EXPECT_EQ(api->parallel_for(2, body, &env), 0);
+  EXPECT_EQ(env.met.load(), 2) << "both tasks ran at once, on the pool's two threads";
+}
+
+TEST(ThreadPool, WorkspaceIsAligned) {
+  const KilnRuntimeApi* api = kiln_runtime_api_table();
+  for (int64_t n : {1, 63, 64, 1000}) {
+    void* p = api->workspace_alloc(n);
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 64, 0u);
+    std::memset(p, 1, static_cast<size_t>(n));
+    api->workspace_free(p);
+  }
+}
+
+TEST(ThreadPool, SeveralPoolsRunConcurrently) {
+  std::vector<std::thread> threads;
+  std::atomic<int64_t> total{0};
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      ThreadPool pool(2);
+      for (int round = 0; round < 50; ++round) pool.parallel_for(16, [&](int64_t task) { total += task; });
+    });
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(total.load(), 4 * 50 * (15 * 16 / 2));
+}
+
+}  // namespace
+}  // namespace kiln
