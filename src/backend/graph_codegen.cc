@@ -67,31 +67,59 @@ class GraphBuilder {
   GraphCodegenResult run(const FunctionNode& main, const std::vector<std::string>& input_names,
                          const std::vector<std::string>& output_names) {
     add_variables(main, input_names);
-    post_order_visit(main.body, [this](const Expr& e) { visit(e, values_, false); }, /*enter_functions=*/false);
+    post_order_visit(
+        main.body, [this](const Expr& e) { visit(e, values_, false); }, /*enter_functions=*/false);
     result_.plan.heads = values_.at(main.body.get());
-    result_.plan.output_names = output_names;
-    check(output_names.size() == result_.plan.heads.size(), "the model has ", result_.plan.heads.size(),
-          " outputs but ", output_names.size(), " output names");
+    result_.plan.output_names = flat_output_names(main, output_names);
     result_.plan.device_index.assign(result_.plan.num_entries(), 1);  // kDLCPU, as TVM writes
     return std::move(result_);
   }
 
  private:
+  // A tuple-typed input (an ONNX sequence) becomes one graph input per tensor, "name.0", "name.1", ...
   void add_variables(const FunctionNode& main, const std::vector<std::string>& input_names) {
     size_t next_input = 0;
     for (const Var& p : main.params) {
       auto param = param_values_.find(p->name);
-      std::string name;
       if (param != param_values_.end()) {
-        name = p->name;
-        result_.params.emplace_back(name, param->second);
-      } else {
-        check(next_input < input_names.size(), "more inputs than input names");
-        name = input_names[next_input++];
-        result_.plan.input_names.push_back(name);
+        result_.params.emplace_back(p->name, param->second);
+        values_[p.get()] = {variable(p->name, p->type_annotation)};
+        continue;
       }
-      values_[p.get()] = {variable(name, p->type_annotation)};
+      check(next_input < input_names.size(), "more inputs than input names");
+      const std::string& name = input_names[next_input++];
+      Entries entries;
+      std::vector<const TensorTypeNode*> fields;
+      flatten_tensor_types(p->type_annotation, fields, "input '" + name + "'");
+      const bool is_tuple = as_tuple(p->type_annotation) != nullptr;
+      for (size_t i = 0; i < fields.size(); ++i) {
+        std::string field_name = is_tuple ? cat(name, ".", i) : name;
+        result_.plan.input_names.push_back(field_name);
+        entries.push_back(variable(field_name, tensor_type(fields[i]->shape, fields[i]->dtype)));
+      }
+      values_[p.get()] = entries;
     }
+  }
+
+  // Output names, one per graph head: an output that is a tuple (an ONNX sequence) gives "name.0", ...
+  static std::vector<std::string> flat_output_names(const FunctionNode& main, const std::vector<std::string>& names) {
+    const Type& ret = main.body->checked_type();
+    std::vector<Type> per_output;
+    if (names.size() == 1)
+      per_output = {ret};
+    else if (const auto* tuple = as_tuple(ret); tuple && tuple->fields.size() == names.size())
+      per_output = tuple->fields;
+    else
+      throw Error(cat("the model has ", names.size(), " output names for a result of type ", type_str(ret)));
+    std::vector<std::string> flat;
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (!as_tuple(per_output[i])) {
+        flat.push_back(names[i]);
+        continue;
+      }
+      for (size_t k = 0; k < flat_size(per_output[i]); ++k) flat.push_back(cat(names[i], ".", k));
+    }
+    return flat;
   }
 
   GraphEntry variable(const std::string& name, const Type& type) {
@@ -109,7 +137,8 @@ class GraphBuilder {
     GraphPlan& plan = result_.plan;
     const auto id = static_cast<int64_t>(plan.nodes.size());
     for (const TensorTypeNode* t : outputs) {
-      if (!t->is_static())
+      // Only reference kernels meet run-time shapes (compile_obstacle keeps them from kernels).
+      if (!t->is_static() && node.is_variable())
         throw std::move(Error(cat("a tensor of shape ", shape_str(t->shape),
                                   " has dimensions unknown at compile time; give the input shapes with --shape"))
                             .node(node.name));
@@ -138,8 +167,8 @@ class GraphBuilder {
       result_.params.emplace_back(name, c->data);
       values[e.get()] = {variable(name, e->checked_type())};
     } else if (const auto* call = as<CallNode>(e)) {
-      values[e.get()] = in_function || call->op() ? reference_node(e, *call, call_inputs(*call, values))
-                                                  : lower_call(e, *call);
+      values[e.get()] =
+          in_function || call->op() ? reference_node(e, *call, call_inputs(*call, values)) : lower_call(e, *call);
     } else if (const auto* tuple = as<TupleNode>(e)) {
       Entries fields;
       for (const Expr& f : tuple->fields) append(fields, values.at(f.get()));
@@ -231,7 +260,8 @@ class GraphBuilder {
   Entries expand_into_reference_nodes(const FunctionNode& fn, const std::vector<Entries>& args) {
     ValueMap values;
     for (size_t i = 0; i < fn.params.size(); ++i) values[fn.params[i].get()] = args[i];
-    post_order_visit(fn.body, [&](const Expr& e) { visit(e, values, true); }, /*enter_functions=*/false);
+    post_order_visit(
+        fn.body, [&](const Expr& e) { visit(e, values, true); }, /*enter_functions=*/false);
     return values.at(fn.body.get());
   }
 

@@ -16,9 +16,9 @@
 namespace kiln::backend {
 
 struct GraphCodegenResult {
-  GraphPlan plan;                    // storage_id not yet planned
-  std::vector<tir::PrimFunc> funcs;  // one per distinct kernel
-  NamedArrays params;                // values of the parameter nodes
+  GraphPlan plan;                      // storage_id not yet planned
+  std::vector<tir::PrimFunc> funcs;    // one per distinct kernel
+  NamedArrays params;                  // values of the parameter nodes
   std::vector<std::string> fallbacks;  // "<func>: <reason>" for functions run by reference kernels
 };
 

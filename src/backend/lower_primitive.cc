@@ -51,7 +51,8 @@ class Lowerer {
       values_[fn_.params[i].get()] = {p};
       args.push_back(p);
     }
-    post_order_visit(fn_.body, [this](const Expr& e) { visit(e); }, /*enter_functions=*/false);
+    post_order_visit(
+        fn_.body, [this](const Expr& e) { visit(e); }, /*enter_functions=*/false);
     std::vector<te::Tensor> outputs = distinct_outputs(values_.at(fn_.body.get()));
     te::Schedule schedule(outputs);
     inline_injective_stages(schedule, outputs);
@@ -90,8 +91,8 @@ class Lowerer {
   te::Tensor constant_tensor_of(const Expr& e, const ConstantNode& c) {
     const TensorTypeNode& type = tensor_type_of(e);
     // One value: FuseOps lifts larger constants out as parameters.
-    tir::PrimExpr literal = is_int(type.dtype) ? tir::int_imm(c.data.int_at(0), type.dtype)
-                                                   : tir::make_const(type.dtype, c.data.at(0));
+    tir::PrimExpr literal =
+        is_int(type.dtype) ? tir::int_imm(c.data.int_at(0), type.dtype) : tir::make_const(type.dtype, c.data.at(0));
     return te::compute(type.shape, cat("const", counter_++), [literal](const te::Indices&) { return literal; });
   }
 
@@ -121,9 +122,8 @@ class Lowerer {
   }
 
   te::Tensor copy_of(const te::Tensor& t) {
-    return te::compute(t.shape(), cat("T_copy_", counter_++), [t](const te::Indices& i) {
-      return t(std::vector<tir::PrimExpr>(i.begin(), i.end()));
-    });
+    return te::compute(t.shape(), cat("T_copy_", counter_++),
+                       [t](const te::Indices& i) { return t(std::vector<tir::PrimExpr>(i.begin(), i.end())); });
   }
 
   const CallInfo* anchor() const {
@@ -193,8 +193,10 @@ std::string compile_obstacle(const FunctionNode& fn) {
         if (!why.empty()) return;
         if (as<VarNode>(e) || as<TupleNode>(e) || as<TupleGetItemNode>(e)) return;
         if (const auto* c = as<ConstantNode>(e)) {
-          if (c->data.numel() != 1) why = "a tensor constant inside the function";
-          else why = type_obstacle(e->checked_type());
+          if (c->data.numel() != 1)
+            why = "a tensor constant inside the function";
+          else
+            why = type_obstacle(e->checked_type());
           return;
         }
         const auto* call = as<CallNode>(e);
@@ -215,8 +217,10 @@ std::string compile_obstacle(const FunctionNode& fn) {
       [&why](const Expr& e) {
         const auto* call = as<CallNode>(e);
         if (!why.empty() || !call || !call->op()) return;
-        if (!StrategyRegistry::global().find(call->op()->name)) why = "op " + call->op()->name + " has no compute";
-        else why = type_obstacle(e->checked_type());
+        if (!StrategyRegistry::global().find(call->op()->name))
+          why = "op " + call->op()->name + " has no compute";
+        else
+          why = type_obstacle(e->checked_type());
         for (const Expr& a : call->args)
           if (why.empty()) why = type_obstacle(a->checked_type());
       },

@@ -49,7 +49,7 @@ void plan_memory(GraphPlan& plan) {
   plan.storage_id.assign(num_entries, -1);
   StoragePool pool;
   auto release_if_dead = [&](size_t entry) {
-    if (readers[entry] == 0 && !pinned[entry]) pool.release(plan.storage_id[entry]);
+    if (readers[entry] == 0 && !pinned[entry] && plan.storage_id[entry] >= 0) pool.release(plan.storage_id[entry]);
   };
   for (size_t n = 0; n < plan.nodes.size(); ++n) {
     const GraphNode& node = plan.nodes[n];
@@ -60,7 +60,7 @@ void plan_memory(GraphPlan& plan) {
     }
     for (int64_t i = 0; i < plan.num_node_outputs(id); ++i) {
       size_t entry = plan.entry_id(id, i);
-      plan.storage_id[entry] = pool.take(entry_bytes(plan, entry));
+      if (!plan.is_dynamic(entry)) plan.storage_id[entry] = pool.take(entry_bytes(plan, entry));
     }
     for (const GraphEntry& in : node.inputs) {
       size_t entry = plan.entry_id(in);

@@ -69,6 +69,10 @@ Artifact::Step Artifact::resolve_step(const GraphPlan& graph, size_t node_id, co
       const auto op_attrs = node.attrs.find("op_attrs");
       if (op_attrs != node.attrs.end()) step.attrs = attrs_from_json(op_attrs->second);
     } else {
+      for (size_t entry : step.input_entries)
+        check(!graph.is_dynamic(entry), "generated code cannot read a tensor of run-time shape");
+      for (size_t entry : step.output_entries)
+        check(!graph.is_dynamic(entry), "generated code cannot write a tensor of run-time shape");
       if (!module)
         throw Error(cat("function '", step.func_name, "' needs generated code, but the artifact has no lib.so"));
       step.generated = module->function(step.func_name);
@@ -129,6 +133,7 @@ std::shared_ptr<const Artifact> Artifact::create(const GraphPlan& graph, std::sh
       const size_t entry = g.entry_id(static_cast<int64_t>(find_variable(g, name)), 0);
       if (a.params_by_entry_[entry].defined())
         throw Error(cat("'", name, "' is both a graph input and a parameter in params.bin"));
+      if (g.is_dynamic(entry)) throw Error(cat("input '", name, "' has a shape known only at run time"));
       a.input_entries_.push_back(entry);
       a.inputs_.push_back(entry_info(g, entry, name));
     }
@@ -147,7 +152,7 @@ std::shared_ptr<const Artifact> Artifact::create(const GraphPlan& graph, std::sh
 
     // A storage block holds the largest tensor placed in it; parameters live in the artifact.
     for (size_t entry = 0; entry < g.num_entries(); ++entry) {
-      if (a.params_by_entry_[entry].defined()) continue;
+      if (a.params_by_entry_[entry].defined() || g.is_dynamic(entry)) continue;
       const auto id = static_cast<size_t>(g.storage_id[entry]);
       if (id >= a.storage_bytes_.size()) a.storage_bytes_.resize(id + 1, 0);
       const TensorInfo info = entry_info(g, entry, "");
@@ -182,7 +187,7 @@ void GraphExecutor::bind_entries() {
   for (size_t entry = 0; entry < g.num_entries(); ++entry) {
     if (a.params_by_entry_[entry].defined())
       entries_[entry] = a.params_by_entry_[entry];
-    else
+    else if (!g.is_dynamic(entry))
       entries_[entry] =
           storage_[static_cast<size_t>(g.storage_id[entry])].view(g.shape[entry], parse_dtype(g.dltype[entry]));
   }
@@ -268,9 +273,19 @@ void GraphExecutor::run_step(const Artifact::Step& step, BoundStep& bound) {
       throw Error(cat("generated function '", step.func_name, "' failed with status ", status));
     return;
   }
+  const GraphPlan& g = artifact_->graph();
+  // Tensors of run-time shape are whatever the kernel that made them allocated.
+  for (size_t k = 0; k < bound.inputs.size(); ++k)
+    if (g.is_dynamic(step.input_entries[k])) bound.inputs[k] = entries_[step.input_entries[k]];
+  for (size_t k = 0; k < bound.outputs.size(); ++k)
+    if (g.is_dynamic(step.output_entries[k])) bound.outputs[k] = NDArray();
   (*step.reference)(step.attrs, bound.inputs, bound.outputs);
   // Kernels write into the tensors they are given; one that replaced a tensor is copied back.
   for (size_t k = 0; k < bound.outputs.size(); ++k) {
+    if (g.is_dynamic(step.output_entries[k])) {
+      keep_dynamic_output(step.output_entries[k], std::exchange(bound.outputs[k], NDArray()), k);
+      continue;
+    }
     const NDArray& planned = entries_[step.output_entries[k]];
     NDArray produced = std::exchange(bound.outputs[k], planned);
     if (produced.raw() == planned.raw() && produced.shape() == planned.shape()) continue;
@@ -281,6 +296,19 @@ void GraphExecutor::run_step(const Artifact::Step& step, BoundStep& bound) {
     NDArray slot = planned;
     if (planned.nbytes()) std::memcpy(slot.raw(), produced.raw(), planned.nbytes());
   }
+}
+
+void GraphExecutor::keep_dynamic_output(size_t entry, NDArray produced, size_t k) {
+  const GraphPlan& g = artifact_->graph();
+  const Shape& planned = g.shape[entry];
+  bool fits = produced.defined() && produced.dtype() == parse_dtype(g.dltype[entry]) &&
+              produced.shape().size() == planned.size();
+  for (size_t d = 0; fits && d < planned.size(); ++d) fits = planned[d] < 0 || planned[d] == produced.shape()[d];
+  if (!fits)
+    throw Error(cat("reference kernel output ", k, " does not match the graph plan"))
+        .expected(tensor_type_str(planned, parse_dtype(g.dltype[entry])),
+                  produced.defined() ? tensor_type_str(produced.shape(), produced.dtype()) : "undefined");
+  entries_[entry] = std::move(produced);
 }
 
 NDArray GraphExecutor::get_output(size_t index) const {

@@ -212,18 +212,20 @@ void validate_entry_attrs(const GraphPlan& plan) {
     DType dtype;
     if (!try_parse_dtype(plan.dltype[e], &dtype))
       throw field_error(cat("attrs.dltype[1][", e, "]"), "unknown dtype").expected("a dtype", plan.dltype[e]);
+    const bool dynamic = plan.is_dynamic(e);
     for (int64_t d : plan.shape[e])
-      if (d < 0)
+      if (d < -1)
         throw field_error(cat("attrs.shape[1][", e, "]"), "negative dimension")
-            .expected("static dimensions >= 0", shape_str(plan.shape[e]));
+            .expected("dimensions >= 0, or -1 for one known only at run time", shape_str(plan.shape[e]));
     int64_t bytes = static_cast<int64_t>(dtype_bytes(dtype));
     for (int64_t d : plan.shape[e])
-      if (__builtin_mul_overflow(bytes, d, &bytes) || bytes > (int64_t{1} << 48))
+      if (d > 0 && (__builtin_mul_overflow(bytes, d, &bytes) || bytes > (int64_t{1} << 48)))
         throw field_error(cat("attrs.shape[1][", e, "]"), "tensor too large")
             .expected("at most 2^48 bytes", shape_str(plan.shape[e]));
-    if (plan.storage_id[e] < 0)
-      throw field_error(cat("attrs.storage_id[1][", e, "]"), "negative storage id")
-          .expected(">= 0", cat(plan.storage_id[e]));
+    if (dynamic ? plan.storage_id[e] != -1 : plan.storage_id[e] < 0)
+      throw field_error(cat("attrs.storage_id[1][", e, "]"),
+                        dynamic ? "storage for a tensor of run-time shape" : "negative storage id")
+          .expected(dynamic ? "-1 (allocated at run time)" : ">= 0", cat(plan.storage_id[e]));
   }
 }
 

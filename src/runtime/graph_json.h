@@ -9,6 +9,9 @@
 // Node outputs are numbered into "entries": entry id = node_row_ptr[node] + output index;
 // dltype, shape, storage_id and device_index hold one value per entry.
 // A tvm_op whose func_name is "kiln_ref.<op>" runs the reference kernel of <op>.
+// An entry whose shape is known only at run time (data-dependent: NonZero, Unique, NMS) has -1
+// for those dimensions and storage_id -1; only reference kernels produce or read it, and the
+// executor keeps the tensor the kernel allocated.
 // The backend fills a GraphPlan and writes it; the runtime reads and validates it, so the
 // schema lives here only.
 #pragma once
@@ -64,6 +67,11 @@ struct GraphPlan {
   size_t entry_id(int64_t node, int64_t index) const { return static_cast<size_t>(node_row_ptr[node] + index); }
   size_t entry_id(const GraphEntry& e) const { return entry_id(e.node, e.index); }
   int64_t num_node_outputs(int64_t node) const { return node_row_ptr[node + 1] - node_row_ptr[node]; }
+  bool is_dynamic(size_t entry) const {
+    for (int64_t d : shape[entry])
+      if (d < 0) return true;
+    return false;
+  }
 };
 
 // Parses and validates; throws kiln::Error naming `what` (the file) and the offending field,

@@ -40,6 +40,8 @@ LoadedModel load_model(const std::string& path, const Args& args);
 
 int cmd_print(const Args& args);
 int cmd_run(const Args& args);
+int cmd_compile(const Args& args);
+int cmd_bench(const Args& args);
 // Runs ONNX backend test cases (model.onnx + test_data_set_*/); ends with the line
 // "N passed, N failed, N skipped".
 int cmd_onnx_test(const Args& args);

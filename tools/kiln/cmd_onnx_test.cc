@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "compiled_model.h"
 #include "kiln/frontend/onnx.h"
 #include "kiln/interp/interpreter.h"
 #include "kiln/support/error.h"
@@ -229,9 +230,32 @@ OnnxModel import_for(const fs::path& model_path, const std::vector<TestInput>& i
   throw Error("unreachable");
 }
 
+// The flat outputs of a compiled model regrouped as `type` (tuples for sequences and several outputs).
+Value unflatten(const Type& type, const std::vector<NDArray>& flat, size_t& next) {
+  if (const auto* tuple = as_tuple(type)) {
+    std::vector<Value> fields;
+    for (const Type& field : tuple->fields) fields.push_back(unflatten(field, flat, next));
+    return Value(std::move(fields));
+  }
+  check(next < flat.size(), "the compiled model gives fewer outputs than its type has");
+  return Value(flat[next++]);
+}
+
+Value run_compiled(const OnnxModel& model, const std::vector<Value>& args, const Args& cli_args) {
+  std::shared_ptr<const Artifact> artifact =
+      compile_and_load({model.module, model.input_names, model.output_names}, cli_args);
+  GraphExecutor executor(artifact);
+  std::vector<NDArray> inputs;
+  for (const Value& v : args)
+    for (const NDArray& t : v.flatten()) inputs.push_back(t);  // a sequence is one input per element
+  std::vector<NDArray> outputs = run_executor(executor, inputs);
+  size_t next = 0;
+  return unflatten(as_func(model.module.lookup("main")->checked_type())->ret, outputs, next);
+}
+
 // Runs one data set and compares every output; "" when all match.
 std::string run_data_set(const fs::path& model_path, const fs::path& set, const OnnxGraphSummary& summary,
-                         const Tolerance& tol) {
+                         const Tolerance& tol, const Args& cli_args) {
   std::vector<fs::path> input_files = numbered_files(set, "input_");
   std::vector<fs::path> output_files = numbered_files(set, "output_");
   if (input_files.size() != summary.inputs.size())
@@ -252,7 +276,8 @@ std::string run_data_set(const fs::path& model_path, const fs::path& set, const 
       else
         args.emplace_back(value.tensors.at(0));
     }
-  Value result = interpret(model.module, "main", args);
+  Value result = cli_args.get("--engine", "interp") == "compiled" ? run_compiled(model, args, cli_args)
+                                                                  : interpret(model.module, "main", args);
   // Sequence outputs are tuples, and with several outputs the result is a tuple of them.
   std::vector<Value> outputs = output_files.size() == 1 ? std::vector<Value>{result} : result.tuple();
   if (output_files.size() > 1 && outputs.size() != output_files.size())
@@ -275,7 +300,7 @@ std::string run_data_set(const fs::path& model_path, const fs::path& set, const 
   return "";
 }
 
-CaseResult run_case(const fs::path& dir) {
+CaseResult run_case(const fs::path& dir, const Args& args) {
   fs::path model_path = dir / "model.onnx";
   if (!fs::exists(model_path)) return {Outcome::kSkipped, "no model.onnx (the model is downloaded separately)"};
   try {
@@ -286,7 +311,7 @@ CaseResult run_case(const fs::path& dir) {
     if (sets.empty()) return {Outcome::kSkipped, "no test_data_set_* directory"};
     Tolerance tol = read_tolerance(dir);
     for (const fs::path& set : sets) {
-      std::string failure = run_data_set(model_path, set, summary, tol);
+      std::string failure = run_data_set(model_path, set, summary, tol, args);
       if (!failure.empty()) return {Outcome::kFailed, failure};
     }
     return {Outcome::kPassed, ""};
@@ -304,11 +329,12 @@ CaseResult run_case(const fs::path& dir) {
 int cmd_onnx_test(const Args& args) {
   check(!args.positionals().empty(), "onnx-test takes one or more test case directories");
   std::string engine = args.get("--engine", "interp");
-  if (engine != "interp") throw std::move(Error("unsupported engine").expected("interp", engine));
+  if (engine != "interp" && engine != "compiled")
+    throw std::move(Error("unsupported engine").expected("interp or compiled", engine));
   bool verbose = args.has("--verbose");
   int passed = 0, failed = 0, skipped = 0;
   for (const fs::path& dir : collect_cases(args.positionals())) {
-    CaseResult r = run_case(dir);
+    CaseResult r = run_case(dir, args);
     std::string name = dir.filename().string();
     switch (r.outcome) {
       case Outcome::kPassed:

@@ -1,10 +1,10 @@
-// kiln run FILE --inputs DIR --outputs DIR: runs @main on .npy tensors named after its
-// inputs and writes one .npy per output.
+// kiln run MODEL.onnx|FILE|OUT.kiln --inputs DIR --outputs DIR [--engine compiled|interp]:
+// runs the model on .npy tensors named after its inputs and writes one .npy per output.
 #include <filesystem>
 #include <iostream>
-#include <random>
 
 #include "cli.h"
+#include "compiled_model.h"
 #include "kiln/interp/interpreter.h"
 #include "kiln/runtime/npy.h"
 #include "kiln/support/error.h"
@@ -16,59 +16,52 @@ namespace fs = std::filesystem;
 
 namespace {
 
-NDArray random_tensor(const TensorTypeNode& t, const std::string& name, std::mt19937_64& rng) {
-  check(t.is_static(), "--random-inputs cannot fill input '", name, "' of unknown shape ", shape_str(t.shape));
-  NDArray a = NDArray::empty(t.shape, t.dtype);
-  std::uniform_real_distribution<double> real(-1.0, 1.0);
-  std::uniform_int_distribution<int> small_int(0, 9);
-  for (int64_t i = 0; i < a.numel(); ++i)
-    a.set(i, is_float(t.dtype) ? real(rng) : t.dtype == DType::kBool ? small_int(rng) % 2 : small_int(rng));
-  return a;
-}
-
-std::vector<Value> read_inputs(const LoadedModel& model, const Args& args) {
+std::vector<TensorInfo> model_inputs(const LoadedModel& model) {
   const Function& main = model.module.lookup("main");
-  std::string dir = args.get("--inputs");
-  bool random = args.has("--random-inputs");
-  std::mt19937_64 rng(static_cast<uint64_t>(args.get_int("--random-inputs", 0)));
-  std::vector<Value> values;
-  std::vector<std::string> missing;
+  std::vector<TensorInfo> inputs;
   for (size_t i = 0; i < main->params.size(); ++i) {
-    const std::string& name = model.input_names[i];
-    fs::path file = fs::path(dir.empty() ? "." : dir) / (sanitize_tensor_name(name) + ".npy");
-    if (!dir.empty() && fs::exists(file)) {
-      values.emplace_back(read_npy(file.string()));
-    } else if (random) {
-      values.emplace_back(random_tensor(expect_tensor(main->params[i]->type_annotation, name), name, rng));
-    } else {
-      missing.push_back(file.string());
-    }
+    const TensorTypeNode& t = expect_tensor(main->params[i]->type_annotation, "input '" + model.input_names[i] + "'");
+    inputs.push_back({model.input_names[i], t.shape, t.dtype});
   }
-  if (!missing.empty()) throw Error(cat("missing input tensors: ", join(missing)));
-  return values;
+  return inputs;
 }
 
-void write_outputs(const LoadedModel& model, const Value& result, const std::string& dir) {
-  std::vector<NDArray> outputs = result.flatten();
-  check(outputs.size() == model.output_names.size(), "model produced ", outputs.size(), " outputs, expected ",
-        model.output_names.size());
+void write_outputs(const std::vector<std::string>& names, const std::vector<NDArray>& outputs, const std::string& dir) {
+  check(outputs.size() == names.size(), "model produced ", outputs.size(), " outputs, expected ", names.size());
   fs::create_directories(dir);
   for (size_t i = 0; i < outputs.size(); ++i) {
-    fs::path file = fs::path(dir) / (sanitize_tensor_name(model.output_names[i]) + ".npy");
+    fs::path file = fs::path(dir) / (sanitize_tensor_name(names[i]) + ".npy");
     write_npy(file.string(), outputs[i]);
-    std::cout << model.output_names[i] << ": " << file.string() << "\n";
+    std::cout << names[i] << ": " << file.string() << "\n";
   }
+}
+
+std::vector<std::string> output_names_of(const Artifact& artifact) {
+  std::vector<std::string> names;
+  for (const TensorInfo& t : artifact.outputs()) names.push_back(t.name);
+  return names;
 }
 
 }  // namespace
 
 int cmd_run(const Args& args) {
   check(args.positionals().size() == 1, "run takes one model file");
-  std::string engine = args.get("--engine", "interp");
-  if (engine != "interp") throw std::move(Error("unsupported engine").expected("interp", engine));
-  LoadedModel model = load_model(args.positionals()[0], args);
-  Value result = interpret(model.module, "main", read_inputs(model, args));
-  write_outputs(model, result, args.get("--outputs", "."));
+  const std::string& path = args.positionals()[0];
+  std::string engine = args.get("--engine", "compiled");
+  std::string out_dir = args.get("--outputs", ".");
+  if (engine == "interp") {
+    check(!is_artifact_dir(path), "--engine interp runs a model file, not a compiled artifact");
+    LoadedModel model = load_model(path, args);
+    std::vector<Value> inputs;
+    for (NDArray& a : read_inputs(model_inputs(model), args)) inputs.emplace_back(std::move(a));
+    write_outputs(model.output_names, interpret(model.module, "main", inputs).flatten(), out_dir);
+    return 0;
+  }
+  if (engine != "compiled") throw std::move(Error("unsupported engine").expected("compiled or interp", engine));
+  std::shared_ptr<const Artifact> artifact = load_or_compile(path, args);
+  GraphExecutor executor(artifact, args.get_int("--threads", 1));
+  std::vector<NDArray> outputs = run_executor(executor, read_inputs(artifact->inputs(), args));
+  write_outputs(output_names_of(*artifact), outputs, out_dir);
   return 0;
 }
 

@@ -95,6 +95,7 @@ class GraphExecutor {
   struct BoundStep;
   void bind_entries();
   void run_step(const Artifact::Step& step, BoundStep& bound);
+  void keep_dynamic_output(size_t entry, NDArray produced, size_t k);
 
   std::shared_ptr<const Artifact> artifact_;
   std::unique_ptr<ThreadPool> pool_;

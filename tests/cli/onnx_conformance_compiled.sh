@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Differential conformance: every ONNX backend case that passes through the interpreter
+# (tests/conformance/interp_passing.txt) must also pass compiled (kiln onnx-test --engine
+# compiled), except the known gaps of the graph executor listed with their reason in
+# tests/conformance/compiled_known_gaps.txt. A known gap that starts passing is reported so
+# the list shrinks.
+# usage: onnx_conformance_compiled.sh KILN_BINARY SOURCE_DIR
+set -euo pipefail
+kiln=$1 src=$2
+passing=$src/tests/conformance/interp_passing.txt
+gaps=$src/tests/conformance/compiled_known_gaps.txt
+results=$("$src/scripts/conformance.sh" "$kiln" compiled)
+tail -n 1 <<<"$results"
+compiled_pass=$(sed -n 's/^PASS //p' <<<"$results" | sort)
+known=$(sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$gaps" | sort)
+missing=$(comm -23 <(sort "$passing") <(echo "$compiled_pass") | comm -23 - <(echo "$known"))
+if [[ -n $missing ]]; then
+  echo "cases that pass on the interpreter but not compiled:"
+  while read -r name; do
+    grep -m1 -E "^(FAIL|SKIP) ${name}(:|$)" <<<"$results" || echo "MISSING $name"
+  done <<<"$missing"
+  exit 1
+fi
+closed=$(comm -12 <(echo "$known") <(echo "$compiled_pass"))
+[[ -n $closed ]] && echo "known gaps that pass now (remove them from $gaps):" && echo "$closed"
+exit 0

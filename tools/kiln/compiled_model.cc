@@ -1,0 +1,107 @@
+#include "compiled_model.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <random>
+
+#include "kiln/runtime/npy.h"
+#include "kiln/support/error.h"
+#include "kiln/support/strings.h"
+
+namespace kiln::cli {
+
+namespace fs = std::filesystem;
+
+BuiltModel build_model(const LoadedModel& model, const Args& args) {
+  BuildOptions options;
+  std::string target = args.get("--target", "c");
+  if (target != "c") throw std::move(Error("unsupported target").expected("c", target));
+  options.opt_level = args.get_int("-O", 3);
+  return build(model.module, {}, model.input_names, model.output_names, options);
+}
+
+namespace {
+
+// A folder of our own under the temp dir, removed when it goes out of scope.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "kiln-XXXXXX").string();
+    check(mkdtemp(pattern.data()) != nullptr, "cannot create a temporary folder");
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+NDArray random_tensor(const TensorInfo& t, std::mt19937_64& rng) {
+  check(num_elements(t.shape) >= 0, "--random-inputs cannot fill input '", t.name, "' of unknown shape ",
+        shape_str(t.shape));
+  NDArray a = NDArray::empty(t.shape, t.dtype);
+  std::uniform_real_distribution<double> real(-1.0, 1.0);
+  std::uniform_int_distribution<int> small_int(0, 9);
+  for (int64_t i = 0; i < a.numel(); ++i)
+    a.set(i, is_float(t.dtype) ? real(rng) : t.dtype == DType::kBool ? small_int(rng) % 2 : small_int(rng));
+  return a;
+}
+
+}  // namespace
+
+std::shared_ptr<const Artifact> compile_and_load(const LoadedModel& model, const Args& args) {
+  BuiltModel built = build_model(model, args);
+  TempDir dir;
+  std::string artifact_dir = (dir.path() / "model.kiln").string();
+  write_artifact(built, artifact_dir);
+  // lib.so stays mapped after its file is removed.
+  return Artifact::load(artifact_dir);
+}
+
+bool is_artifact_dir(const std::string& path) {
+  std::error_code ec;
+  return fs::is_directory(path, ec) && fs::exists(fs::path(path) / "graph.json", ec);
+}
+
+std::vector<NDArray> run_executor(GraphExecutor& executor, const std::vector<NDArray>& inputs) {
+  check(inputs.size() == executor.num_inputs(), "the model has ", executor.num_inputs(), " inputs, ", inputs.size(),
+        " given");
+  for (size_t i = 0; i < inputs.size(); ++i) executor.set_input(i, inputs[i]);
+  executor.run();
+  std::vector<NDArray> outputs;
+  for (size_t i = 0; i < executor.num_outputs(); ++i) outputs.push_back(executor.get_output(i));
+  return outputs;
+}
+
+std::vector<NDArray> read_inputs(const std::vector<TensorInfo>& inputs, const Args& args, bool random_by_default) {
+  std::string dir = args.get("--inputs");
+  bool random = args.has("--random-inputs") || random_by_default;
+  std::mt19937_64 rng(static_cast<uint64_t>(args.get_int("--random-inputs", 0)));
+  std::vector<NDArray> values;
+  std::vector<std::string> missing;
+  for (const TensorInfo& input : inputs) {
+    fs::path file = fs::path(dir.empty() ? "." : dir) / (sanitize_tensor_name(input.name) + ".npy");
+    if (!dir.empty() && fs::exists(file))
+      values.push_back(read_npy(file.string()));
+    else if (random)
+      values.push_back(random_tensor(input, rng));
+    else
+      missing.push_back(file.string());
+  }
+  if (!missing.empty()) throw Error(cat("missing input tensors: ", join(missing)));
+  return values;
+}
+
+std::shared_ptr<const Artifact> load_or_compile(const std::string& path, const Args& args) {
+  if (is_artifact_dir(path)) return Artifact::load(path);
+  return compile_and_load(load_model(path, args), args);
+}
+
+}  // namespace kiln::cli

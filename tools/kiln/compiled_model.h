@@ -1,0 +1,31 @@
+// The compiled engine as the commands use it: building a loaded model, writing or loading an
+// artifact, and running one with a GraphExecutor.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+#include "kiln/backend/build.h"
+#include "kiln/runtime/graph_executor.h"
+
+namespace kiln::cli {
+
+// build() with the command's -O (default 3) and --target (only "c").
+BuiltModel build_model(const LoadedModel& model, const Args& args);
+// Builds into a private temporary folder, loads it and removes the folder.
+std::shared_ptr<const Artifact> compile_and_load(const LoadedModel& model, const Args& args);
+bool is_artifact_dir(const std::string& path);
+// The artifact at `path`, or the model file at `path` compiled.
+std::shared_ptr<const Artifact> load_or_compile(const std::string& path, const Args& args);
+
+// One tensor per input from --inputs DIR (NAME.npy, the name sanitised), or random values with
+// --random-inputs SEED (or seed 0 when `random_by_default`); throws naming every missing file.
+std::vector<NDArray> read_inputs(const std::vector<TensorInfo>& inputs, const Args& args,
+                                 bool random_by_default = false);
+
+// Runs the executor on `inputs` (one per graph input, in order) and returns the outputs.
+std::vector<NDArray> run_executor(GraphExecutor& executor, const std::vector<NDArray>& inputs);
+
+}  // namespace kiln::cli
