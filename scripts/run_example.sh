@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up the machine, builds kiln and runs the bundled example model (examples/cnn, a small
 # image classifier exported from PyTorch): prints its IR after import and type inference,
-# runs it on the bundled input and compares the result with PyTorch's.
+# compiles it to native code, runs the artifact on the bundled input, compares the result
+# with PyTorch's, and times it.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/setup.sh"
@@ -12,8 +13,11 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 echo "== kiln print examples/cnn/model.onnx   (weights elided)"
 "$kiln" print "$example/model.onnx" | sed '/^#\[metadata\]/,$d'
-echo "== kiln run examples/cnn/model.onnx --engine interp"
-"$kiln" run "$example/model.onnx" --engine interp --inputs "$example/inputs" --outputs "$out"
+echo "== kiln compile examples/cnn/model.onnx -o model.kiln"
+"$kiln" compile "$example/model.onnx" -o "$out/model.kiln"
+ls "$out/model.kiln"
+echo "== kiln run model.kiln   (the compiled artifact)"
+"$kiln" run "$out/model.kiln" --inputs "$example/inputs" --outputs "$out"
 /usr/bin/python3 - "$out/probs.npy" "$example/expected/probs.npy" <<'PY'
 import sys, numpy as np
 got, want = np.load(sys.argv[1]), np.load(sys.argv[2])
@@ -22,3 +26,5 @@ print("kiln:   ", got[0])
 print("PyTorch:", want[0])
 print("max abs difference:", float(np.abs(got - want).max()))
 PY
+echo "== kiln bench model.kiln"
+"$kiln" bench "$out/model.kiln" --inputs "$example/inputs"

@@ -199,6 +199,28 @@ def @main(%x: Tensor[(4, 8), float32], %w: Tensor[(8, 8), float32]) {
   }
 }
 
+TEST(Build, RunTimeShapedOutputsComeFromTheirKernel) {
+  // argwhere's row count depends on the data: its entry has shape (-1, 2) and no planned storage.
+  IRModule mod = parse_module(R"(def @main(%x: Tensor[(3, 4), float32]) { %0 = exp(%x); %1 = less(%0, 2f); argwhere(%1) })");
+  BuiltModel built = build(mod, {}, {"x"}, {"y"});
+  GraphPlan g = plan_of(built);
+  const size_t out = g.entry_id(g.heads[0]);
+  EXPECT_EQ(g.shape[out], (Shape{-1, 2}));
+  EXPECT_EQ(g.storage_id[out], -1);
+  TempDir dir;
+  write_artifact(built, dir.file("m.kiln"));
+  GraphExecutor executor(Artifact::load(dir.file("m.kiln")));
+  for (float shift : {0.0f, 1.0f}) {
+    std::vector<float> xs(12);
+    for (size_t i = 0; i < xs.size(); ++i) xs[i] = (i % 3 == 0 ? 0.1f : 1.5f) - shift;
+    NDArray x = NDArray::from_vector<float>({3, 4}, xs);
+    executor.set_input("x", x);
+    executor.run();
+    NDArray want = interpret(mod, "main", {Value(x)}).tensor();
+    EXPECT_TRUE(executor.get_output(0).same_as(want)) << "shift " << shift;
+  }
+}
+
 TEST(Build, ControlFlowIsRefusedWithAClearMessage) {
   IRModule mod = parse_module(R"(
 def @main(%c: Tensor[(), bool], %x: Tensor[(3), float32]) { if (%c) { exp(%x) } else { log(%x) } })");

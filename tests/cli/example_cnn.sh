@@ -13,3 +13,14 @@ got, want = np.load(sys.argv[1]), np.load(sys.argv[2])
 assert got.shape == want.shape == (1, 10), (got.shape, want.shape)
 assert np.allclose(got, want, rtol=1e-4, atol=1e-6), np.abs(got - want).max()
 PY
+# The compiled artifact gives the same answer.
+"$kiln" compile "$example/model.onnx" -o "$out/model.kiln" >/dev/null
+test -f "$out/model.kiln/graph.json" && test -f "$out/model.kiln/params.bin"
+"$kiln" run "$out/model.kiln" --inputs "$example/inputs" --outputs "$out/compiled" >/dev/null
+/usr/bin/python3 - "$out/compiled/probs.npy" "$example/expected/probs.npy" <<'PY'
+import sys, numpy as np
+got, want = np.load(sys.argv[1]), np.load(sys.argv[2])
+assert got.shape == want.shape == (1, 10), (got.shape, want.shape)
+assert np.allclose(got, want, rtol=1e-4, atol=1e-6), np.abs(got - want).max()
+PY
+"$kiln" bench "$out/model.kiln" --repeat 3 --warmup 1 | tail -n 1 | grep -E '^median_ms=[0-9.]+ min_ms=[0-9.]+$' >/dev/null

@@ -17,7 +17,8 @@ int cmd_compile(const Args& args) {
   BuiltModel built = build_model(model, args);
   write_artifact(built, args.get("-o"));
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  for (const std::string& f : built.fallbacks) std::cerr << "kiln: note: reference kernels for " << f << "\n";
+  if (args.has("--verbose"))
+    for (const std::string& f : built.fallbacks) std::cerr << "kiln: note: reference kernels for " << f << "\n";
   std::cout << "wrote " << args.get("-o") << ": " << built.num_kernels << " kernels, " << built.fallbacks.size()
             << " functions on reference kernels, compiled in " << seconds << " s\n";
   return 0;
