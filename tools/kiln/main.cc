@@ -27,7 +27,7 @@ const std::vector<Command>& commands() {
        {"--pass", "-O", "--shape"},
        {"--no-check"},
        kiln::cli::cmd_print,
-       "kiln print FILE [--pass NAME]... [--shape NAME=D0,D1,...] [--no-check]"},
+       "kiln print FILE [-O N] [--pass NAME]... [--shape NAME=D0,D1,...] [--no-check]"},
       {"compile",
        {"-o", "--target", "-O", "--shape"},
        {"--no-check", "--verbose"},
