@@ -20,11 +20,6 @@ constexpr size_t kMaxKernelName = 64;
 
 using Entries = std::vector<GraphEntry>;
 
-std::string c_identifier(const std::string& text) {
-  std::string out;
-  for (char c : text) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  return out;
-}
 
 void flatten_tensor_types(const Type& type, std::vector<const TensorTypeNode*>& out, const std::string& what) {
   if (const auto* tuple = as_tuple(type)) {

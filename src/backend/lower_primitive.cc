@@ -1,6 +1,7 @@
 #include "backend/lower_primitive.h"
 
 #include <algorithm>
+#include <cctype>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -31,11 +32,6 @@ std::string type_obstacle(const Type& type) {
   return "";
 }
 
-std::string c_name(const std::string& text) {
-  std::string out;
-  for (char c : text) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  return out;
-}
 
 const TensorTypeNode& tensor_type_of(const Expr& e) { return expect_tensor(e->checked_type(), "a fused tensor"); }
 
@@ -47,7 +43,7 @@ class Lowerer {
     std::vector<te::Tensor> args;
     for (size_t i = 0; i < fn_.params.size(); ++i) {
       const TensorTypeNode& type = expect_tensor(fn_.params[i]->type_annotation, "a fused function parameter");
-      te::Tensor p = te::placeholder(type.shape, type.dtype, c_name(fn_.params[i]->name));
+      te::Tensor p = te::placeholder(type.shape, type.dtype, c_identifier(fn_.params[i]->name));
       values_[fn_.params[i].get()] = {p};
       args.push_back(p);
     }
@@ -55,7 +51,7 @@ class Lowerer {
         fn_.body, [this](const Expr& e) { visit(e); }, /*enter_functions=*/false);
     std::vector<te::Tensor> outputs = distinct_outputs(values_.at(fn_.body.get()));
     te::Schedule schedule(outputs);
-    inline_injective_stages(schedule, outputs);
+    inline_injective_stages(schedule);
     schedule_anchor(schedule, outputs);
     for (const te::Tensor& out : outputs) args.push_back(out);
     return te::lower(schedule, args, name);
@@ -105,7 +101,7 @@ class Lowerer {
     }
     info.input.out_type = e->checked_type();
     info.input.attrs = def.normalize(call.attrs);
-    info.input.name = cat("T_", c_name(def.name), "_", counter_++);
+    info.input.name = cat("T_", c_identifier(def.name), "_", counter_++);
     info.outputs = info.strategy->compute(info.input);
     calls_.push_back(info);
     return info.outputs;
@@ -147,13 +143,12 @@ class Lowerer {
     return seen;
   }
 
-  void inline_injective_stages(te::Schedule& schedule, const std::vector<te::Tensor>& outputs) {
+  void inline_injective_stages(te::Schedule& schedule) {
     const CallInfo* a = anchor();
     std::unordered_set<const te::OperationNode*> keep = a ? anchor_operations(*a) : decltype(keep){};
     for (const auto& stage : schedule.stages()) {
       const te::Operation& op = stage->op();
       if (op->is_placeholder || op->reduce || keep.count(op.get()) || schedule.is_output(stage->tensor())) continue;
-      (void)outputs;
       stage->compute_inline();
     }
   }
@@ -182,6 +177,12 @@ class Lowerer {
 };
 
 }  // namespace
+
+std::string c_identifier(const std::string& text) {
+  std::string out;
+  for (char c : text) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return out;
+}
 
 std::string compile_obstacle(const FunctionNode& fn) {
   std::string why;

@@ -11,6 +11,9 @@
 
 namespace kiln::backend {
 
+// `text` with every character that may not appear in a C identifier replaced by '_'.
+std::string c_identifier(const std::string& text);
+
 // Why a function cannot be compiled, or empty when it can.
 std::string compile_obstacle(const FunctionNode& fn);
 
