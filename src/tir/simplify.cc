@@ -101,6 +101,7 @@ class ExprSimplifier {
       case ExprKind::kSub: {
         LinearForm form = linearize(e->operands[0]);
         form.add(linearize(e->operands[1]), e.kind() == ExprKind::kAdd ? 1 : -1);
+        merge_divmod(form);
         return form;
       }
       case ExprKind::kMul: {
@@ -139,6 +140,29 @@ class ExprSimplifier {
         PrimExpr s = simplify_generic(e);
         if (s.is_int_imm()) return LinearForm::of_const(s->int_value);
         return LinearForm::of_atom(s);
+      }
+    }
+  }
+
+  // k * c * floordiv(x, c) + k * floormod(x, c) = k * x: the index of a fused loop split back
+  // into its axes, e.g. a row-major offset of both parts of a fused (row, column) loop.
+  void merge_divmod(LinearForm& form) {
+    for (size_t i = 0; i < form.terms.size(); ++i) {
+      const PrimExpr div = form.terms[i].first;
+      if (div.kind() != ExprKind::kFloorDiv || !div->operands[1].is_int_imm()) continue;
+      const int64_t c = div->operands[1]->int_value, div_coeff = form.terms[i].second;
+      if (c <= 0 || div_coeff % c != 0) continue;
+      const int64_t k = div_coeff / c;
+      for (size_t j = 0; j < form.terms.size(); ++j) {
+        const PrimExpr& mod = form.terms[j].first;
+        if (mod.kind() != ExprKind::kFloorMod || form.terms[j].second != k ||
+            !expr_equal(mod->operands[0], div->operands[0]) || !expr_equal(mod->operands[1], div->operands[1]))
+          continue;
+        form.terms.erase(form.terms.begin() + static_cast<std::ptrdiff_t>(std::max(i, j)));
+        form.terms.erase(form.terms.begin() + static_cast<std::ptrdiff_t>(std::min(i, j)));
+        form.add(linearize(div->operands[0]), k);
+        merge_divmod(form);
+        return;
       }
     }
   }

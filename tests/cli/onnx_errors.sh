@@ -84,7 +84,7 @@ expect_error "unknown --shape name" "--shape names 'z', which is not an input of
 expect_error "malformed --shape" "malformed --shape for 'x'" "$kiln" print "$tmp/relu.onnx" --shape x=1,three,4,4
 expect_error "onnx-test without cases" "onnx-test takes one or more test case directories" "$kiln" onnx-test
 expect_error "onnx-test on a missing dir" "'$tmp/nowhere' is not a directory" "$kiln" onnx-test "$tmp/nowhere"
-expect_error "onnx-test engine" "unsupported engine" "$kiln" onnx-test "$tmp/case_matmul" --engine compiled
+expect_error "onnx-test engine" "unsupported engine" "$kiln" onnx-test "$tmp/case_matmul" --engine gpu
 
 # Good models.
 if ! "$kiln" print "$tmp/relu.onnx" --shape x=1,3,1,2 >"$tmp/out" 2>"$tmp/err" || ! grep -q "nn.relu" "$tmp/out" ||

@@ -111,7 +111,9 @@ TEST(GraphJson, ValidationErrorsNameTheField) {
   expect_error(error_after_edit("[0,1]]", "[0,-1]]"), "attrs.storage_id[1][1]: negative storage id");
   expect_error(error_after_edit("[1,1]]}}", "[1]]}}"), "attrs.device_index: needs one value per entry");
   expect_error(error_after_edit("[[1,10],[1,10]]", "[[1,10]]"), "attrs.shape: needs one value per entry");
-  expect_error(error_after_edit("[[1,10],[1,10]]", "[[1,10],[1,-1]]"), "attrs.shape[1][1]: negative dimension");
+  expect_error(error_after_edit("[[1,10],[1,10]]", "[[1,10],[1,-2]]"), "attrs.shape[1][1]: negative dimension");
+  expect_error(error_after_edit("[[1,10],[1,10]]", "[[1,10],[1,-1]]"),
+               "attrs.storage_id[1][1]: storage for a tensor of run-time shape");
   expect_error(error_after_edit("\"float32\",\"float32\"", "\"float32\",\"float33\""),
                "attrs.dltype[1][1]: unknown dtype");
   expect_error(error_after_edit("\"list_int\",[0,1]", "\"list_str\",[0,1]"), "attrs.storage_id: malformed");

@@ -50,6 +50,17 @@ TEST(TirSimplify, FoldsDivModWithBounds) {
   EXPECT_EQ(simplified(floordiv(f * 4 + ii, 4)), "(f * 4 + ii) // 4");
 }
 
+TEST(TirSimplify, MergesTheQuotientAndRemainderOfOneDivision) {
+  Var f("f"), g("g");
+  // A fused loop's row and column put back together as a row-major offset.
+  EXPECT_EQ(simplified(floordiv(f, 7) * 7 + floormod(f, 7)), "f");
+  EXPECT_EQ(simplified(floordiv(f, 9) * 81 + floormod(f, 9) * 9 + g), "f * 9 + g");
+  EXPECT_EQ(simplified(floormod(f + g, 5) + floordiv(f + g, 5) * 5 - g), "f");
+  // Different divisions, or coefficients out of proportion, stay.
+  EXPECT_EQ(simplified(floordiv(f, 7) * 7 + floormod(g, 7)), "f // 7 * 7 + g % 7");
+  EXPECT_EQ(simplified(floordiv(f, 7) * 6 + floormod(f, 7)), "f // 7 * 6 + f % 7");
+}
+
 TEST(TirSimplify, DecidesComparisonsFromBounds) {
   Var i("i");
   Analyzer a;

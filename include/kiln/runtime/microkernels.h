@@ -52,4 +52,137 @@ static inline int32_t kiln_sgemm_f32(int64_t m, int64_t n, int64_t k, const floa
   return 0;
 }
 
+/* ----- Register tiles for the nn op schedules (src/op/nn/conv.cc, dense.cc) -----
+ *
+ * NN tile with window taps, for convolutions and row-major products:
+ *   C[i][j] += sum over r < taps_h, s < taps_w, p < k of
+ *              A[i*a_row + p*a_k + r*a_th + s*a_tw] * B[p*b_k + r*b_th + s*b_tw + j]
+ * for i < MR and j < n (n <= NR, B and C contiguous in j). Columns from n on are neither
+ * read nor written, so a tile may hang over the end of B and C. A plain product is taps 1 x 1.
+ *
+ * NT tile, for products with both operands contiguous along the reduction (nn.dense):
+ *   C[i][j] += sum over p < k of A[i*lda + p] * B[j*ldb + p]   for i < MR, j < NR. */
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+
+static inline __mmask16 kiln_tail_mask16(int64_t n) {
+  return n >= 16 ? (__mmask16)0xFFFF : (n <= 0 ? (__mmask16)0 : (__mmask16)((1u << n) - 1u));
+}
+
+/* The accumulators (MR x NR/16 zmm registers) stay in registers over all channels and taps. Taps
+ * run innermost so that the weights (OIHW: channel-major, taps contiguous) are read in order; the
+ * common 1x1 and 3x3 windows get loops of constant trip count, unrolled by the compiler. */
+#define KILN_SGEMM_NN_LOOP(MR, NV, TAPS_H, TAPS_W)                                             \
+  for (int64_t p = 0; p < k; ++p)                                                              \
+    for (int64_t r = 0; r < (TAPS_H); ++r)                                                     \
+      for (int64_t s = 0; s < (TAPS_W); ++s) {                                                 \
+        const float* KILN_RESTRICT a_tap = a + p * a_k + r * a_th + s * a_tw;                  \
+        const float* KILN_RESTRICT b_tap = b + p * b_k + r * b_th + s * b_tw;                  \
+        __m512 bv[NV];                                                                         \
+        for (int v = 0; v < (NV); ++v) bv[v] = _mm512_maskz_loadu_ps(mask[v], b_tap + 16 * v); \
+        for (int i = 0; i < (MR); ++i) {                                                       \
+          const __m512 av = _mm512_set1_ps(a_tap[i * a_row]);                                  \
+          for (int v = 0; v < (NV); ++v) acc[i][v] = _mm512_fmadd_ps(av, bv[v], acc[i][v]);    \
+        }                                                                                      \
+      }
+
+#define KILN_DEFINE_SGEMM_NN(MR, NR)                                                                       \
+  static inline int32_t kiln_sgemm_nn_f32_##MR##x##NR(                                                     \
+      int64_t k, int64_t taps_h, int64_t taps_w, const float* KILN_RESTRICT a, int64_t a_row, int64_t a_k, \
+      int64_t a_th, int64_t a_tw, const float* KILN_RESTRICT b, int64_t b_k, int64_t b_th, int64_t b_tw,   \
+      float* KILN_RESTRICT c, int64_t c_row, int64_t n) {                                                  \
+    enum { NV = (NR) / 16 };                                                                               \
+    __mmask16 mask[NV];                                                                                    \
+    __m512 acc[MR][NV];                                                                                    \
+    for (int v = 0; v < NV; ++v) mask[v] = kiln_tail_mask16(n - 16 * v);                                   \
+    for (int i = 0; i < (MR); ++i)                                                                         \
+      for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_maskz_loadu_ps(mask[v], c + i * c_row + 16 * v);     \
+    if (taps_h == 1 && taps_w == 1) {                                                                      \
+      KILN_SGEMM_NN_LOOP(MR, NV, 1, 1)                                                                     \
+    } else if (taps_h == 3 && taps_w == 3) {                                                               \
+      KILN_SGEMM_NN_LOOP(MR, NV, 3, 3)                                                                     \
+    } else {                                                                                               \
+      KILN_SGEMM_NN_LOOP(MR, NV, taps_h, taps_w)                                                           \
+    }                                                                                                      \
+    for (int i = 0; i < (MR); ++i)                                                                         \
+      for (int v = 0; v < NV; ++v) _mm512_mask_storeu_ps(c + i * c_row + 16 * v, mask[v], acc[i][v]);      \
+    return 0;                                                                                              \
+  }
+
+/* MR x NR dot products at once: MR + NR vector loads feed MR * NR multiply-adds. */
+#define KILN_DEFINE_SGEMM_NT(MR, NR)                                                                        \
+  static inline int32_t kiln_sgemm_nt_f32_##MR##x##NR(int64_t k, const float* KILN_RESTRICT a, int64_t lda, \
+                                                      const float* KILN_RESTRICT b, int64_t ldb,            \
+                                                      float* KILN_RESTRICT c, int64_t ldc) {                \
+    __m512 acc[MR][NR];                                                                                     \
+    for (int i = 0; i < (MR); ++i)                                                                          \
+      for (int j = 0; j < (NR); ++j) acc[i][j] = _mm512_setzero_ps();                                       \
+    for (int64_t p = 0; p < k; p += 16) {                                                                   \
+      const __mmask16 m = kiln_tail_mask16(k - p);                                                          \
+      __m512 av[MR], bv[NR];                                                                                \
+      for (int i = 0; i < (MR); ++i) av[i] = _mm512_maskz_loadu_ps(m, a + i * lda + p);                     \
+      for (int j = 0; j < (NR); ++j) bv[j] = _mm512_maskz_loadu_ps(m, b + j * ldb + p);                     \
+      for (int i = 0; i < (MR); ++i)                                                                        \
+        for (int j = 0; j < (NR); ++j) acc[i][j] = _mm512_fmadd_ps(av[i], bv[j], acc[i][j]);                \
+    }                                                                                                       \
+    for (int i = 0; i < (MR); ++i)                                                                          \
+      for (int j = 0; j < (NR); ++j) c[i * ldc + j] += _mm512_reduce_add_ps(acc[i][j]);                     \
+    return 0;                                                                                               \
+  }
+
+#else /* portable versions: the same contracts, left to the compiler */
+
+#define KILN_DEFINE_SGEMM_NN(MR, NR)                                                                       \
+  static inline int32_t kiln_sgemm_nn_f32_##MR##x##NR(                                                     \
+      int64_t k, int64_t taps_h, int64_t taps_w, const float* KILN_RESTRICT a, int64_t a_row, int64_t a_k, \
+      int64_t a_th, int64_t a_tw, const float* KILN_RESTRICT b, int64_t b_k, int64_t b_th, int64_t b_tw,   \
+      float* KILN_RESTRICT c, int64_t c_row, int64_t n) {                                                  \
+    const int64_t cols = n < (NR) ? n : (NR);                                                              \
+    float acc[MR][NR];                                                                                     \
+    for (int i = 0; i < (MR); ++i)                                                                         \
+      for (int64_t j = 0; j < cols; ++j) acc[i][j] = c[i * c_row + j];                                     \
+    for (int64_t r = 0; r < taps_h; ++r)                                                                   \
+      for (int64_t s = 0; s < taps_w; ++s)                                                                 \
+        for (int64_t p = 0; p < k; ++p) {                                                                  \
+          const float* KILN_RESTRICT b_row = b + p * b_k + r * b_th + s * b_tw;                            \
+          for (int i = 0; i < (MR); ++i) {                                                                 \
+            const float av = a[i * a_row + p * a_k + r * a_th + s * a_tw];                                 \
+            for (int64_t j = 0; j < cols; ++j) acc[i][j] += av * b_row[j];                                 \
+          }                                                                                                \
+        }                                                                                                  \
+    for (int i = 0; i < (MR); ++i)                                                                         \
+      for (int64_t j = 0; j < cols; ++j) c[i * c_row + j] = acc[i][j];                                     \
+    return 0;                                                                                              \
+  }
+
+#define KILN_DEFINE_SGEMM_NT(MR, NR)                                                                        \
+  static inline int32_t kiln_sgemm_nt_f32_##MR##x##NR(int64_t k, const float* KILN_RESTRICT a, int64_t lda, \
+                                                      const float* KILN_RESTRICT b, int64_t ldb,            \
+                                                      float* KILN_RESTRICT c, int64_t ldc) {                \
+    for (int i = 0; i < (MR); ++i)                                                                          \
+      for (int j = 0; j < (NR); ++j) {                                                                      \
+        float acc = 0;                                                                                      \
+        for (int64_t p = 0; p < k; ++p) acc += a[i * lda + p] * b[j * ldb + p];                             \
+        c[i * ldc + j] += acc;                                                                              \
+      }                                                                                                     \
+    return 0;                                                                                               \
+  }
+
+#endif
+
+KILN_DEFINE_SGEMM_NN(1, 16)
+KILN_DEFINE_SGEMM_NN(2, 16)
+KILN_DEFINE_SGEMM_NN(4, 16)
+KILN_DEFINE_SGEMM_NN(8, 16)
+KILN_DEFINE_SGEMM_NN(1, 32)
+KILN_DEFINE_SGEMM_NN(2, 32)
+KILN_DEFINE_SGEMM_NN(4, 32)
+KILN_DEFINE_SGEMM_NN(8, 32)
+KILN_DEFINE_SGEMM_NT(1, 1)
+KILN_DEFINE_SGEMM_NT(1, 4)
+KILN_DEFINE_SGEMM_NT(1, 8)
+KILN_DEFINE_SGEMM_NT(2, 4)
+KILN_DEFINE_SGEMM_NT(4, 4)
+
 #endif /* KILN_RUNTIME_MICROKERNELS_H_ */

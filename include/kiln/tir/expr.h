@@ -140,7 +140,10 @@ inline PrimExpr operator+(PrimExpr a, PrimExpr b) { return add(std::move(a), std
 inline PrimExpr operator-(PrimExpr a, PrimExpr b) { return sub(std::move(a), std::move(b)); }
 inline PrimExpr operator*(PrimExpr a, PrimExpr b) { return mul(std::move(a), std::move(b)); }
 inline PrimExpr operator/(PrimExpr a, PrimExpr b) { return div(std::move(a), std::move(b)); }
-inline PrimExpr operator-(PrimExpr a) { return sub(make_const(a.dtype(), 0), std::move(a)); }
+inline PrimExpr operator-(PrimExpr a) {
+  PrimExpr zero = make_const(a.dtype(), 0);  // before `a` is moved: argument order is unspecified
+  return sub(std::move(zero), std::move(a));
+}
 
 // Same node kind with other operands (returns `e` itself when nothing changed).
 PrimExpr with_operands(const PrimExpr& e, std::vector<PrimExpr> operands);

@@ -3,6 +3,8 @@
 // nn.dropout returns the 2-tuple (out, mask) as Relay does. kiln runs inference only, so
 // out = data and mask is all ones; its pattern is opaque (as in Relay) so that fusion
 // leaves it for SimplifyInference to remove.
+#include "kiln/op/strategy.h"
+#include "op/compute_util.h"
 #include "op/op_util.h"
 #include "op/tensor/elemwise_checks.h"
 
@@ -42,7 +44,19 @@ Type dropout_relation(const std::vector<Type>& args, const Attrs& attrs) {
 
 }  // namespace
 
+void add_relu_compute() {
+  StrategyRegistry::global().set_compute("nn.relu", [](const ComputeInput& call) {
+    const te::Tensor x = call.args[0];
+    return std::vector<te::Tensor>{te::compute(x.shape(), call.name, [&](const te::Indices& i) {
+      tir::PrimExpr v = x(index_exprs(i));
+      // NaN stays NaN, as std::max(x, 0) in the reference kernel gives for x = NaN.
+      return tir::select(tir::lt(v, tir::make_const(v.dtype(), 0)), tir::make_const(v.dtype(), 0), v);
+    })};
+  });
+}
+
 void register_nn_activation_ops(OpRegistry& registry) {
+  add_relu_compute();
   registry.add("nn.relu")
       .describe("max(x, 0).")
       .arg("data")

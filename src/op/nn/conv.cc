@@ -1,5 +1,22 @@
 // Ops: nn.conv2d, nn.conv2d_transpose (NCHW data; OIHW and IOHW weights, as Relay and ONNX),
 // nn.conv3d, nn.conv3d_transpose (NCDHW data; OIDHW and IODHW weights).
+//
+// Computes and schedules (nn.conv2d, nn.conv2d_transpose): float32 convolutions are register-tiled
+// products computed by the NN micro-kernel (kiln/runtime/microkernels.h) over a "core" tensor
+// (batch, out channel, flattened output position):
+// - direct: 1x1, stride 1, unpadded: the positions of the data are those of the output, the
+//   micro-kernel reads the data itself; the core is computed tile by tile inside the output's
+//   loops, so the fused element-wise tail runs on tiles in cache;
+// - padded rows (stride 1): the data is copied once into zero-padded rows of pitch Wp, and the
+//   core is computed over positions y * Wp + x: every window tap is then a fixed offset, and the
+//   columns x >= OW of each row are computed and dropped;
+// - im2col (strides): the taps of each tile of output positions are gathered into a small
+//   buffer inside the output's loops, then multiplied as in "direct".
+// Depthwise convolutions (one input channel per group) are direct loops vectorised along the
+// output row; other dtypes use a plain reduction that converts like the reference kernel.
+#include <numeric>
+
+#include "op/nn/nn_compute.h"
 #include "op/nn/window_attrs.h"
 
 namespace kiln {
@@ -228,6 +245,446 @@ OpDef& add_conv_attrs(OpDef& def, const char* kernel_layout) {
       .attr("out_dtype", AttrKind::kString, "");
 }
 
+// ----- compute and schedules of nn.conv2d -----
+
+using tir::PrimExpr;
+
+struct Conv2dShape {
+  int64_t n, ic, h, w, oc, kh, kw, oh, ow;
+  Pair2D strides, dilation;
+  Padding2D pad;
+  int64_t groups, icg, ocg;
+  DType dtype, out_dtype;
+
+  bool padded() const { return pad.top || pad.left || pad.bottom || pad.right; }
+};
+
+Conv2dShape conv2d_shape(const ComputeInput& call) {
+  const TensorTypeNode& x = expect_tensor(call.arg_types.at(0), "data");
+  const TensorTypeNode& wt = expect_tensor(call.arg_types.at(1), "weight");
+  const TensorTypeNode& out = expect_tensor(call.out_type, "output");
+  Conv2dShape s{};
+  s.n = x.shape[0];
+  s.ic = x.shape[1];
+  s.h = x.shape[2];
+  s.w = x.shape[3];
+  s.oc = out.shape[1];
+  s.kh = wt.shape[2];
+  s.kw = wt.shape[3];
+  s.oh = out.shape[2];
+  s.ow = out.shape[3];
+  s.strides = pair_attr(call.attrs, "strides", 1);
+  s.dilation = pair_attr(call.attrs, "dilation", 1);
+  s.pad = padding_attr(call.attrs);
+  s.groups = call.attrs.get_int("groups");
+  s.icg = s.ic / s.groups;
+  s.ocg = s.oc / s.groups;
+  s.dtype = x.dtype;
+  s.out_dtype = out.dtype;
+  return s;
+}
+
+enum class ConvPath : uint8_t { kGeneric, kDepthwise, kDirect, kPaddedRows, kIm2col };
+
+struct ConvPlan {
+  ConvPath path = ConvPath::kGeneric;
+  int64_t mr = 0, nr = 0;   // micro-kernel tile: out channels x positions
+  int64_t ocb = 0, pb = 0;  // fused paths: output tile of ocb channels x pb positions
+  int64_t core_p = 0;       // positions of the core, whole tiles
+  int64_t pitch = 0;        // padded rows: row pitch (padded width) of the copied data
+  int64_t rows = 0;         // padded rows: rows of the copied data
+};
+
+// Output channels per output tile: the core tile (ocb x pb floats) stays well inside L1.
+int64_t channel_block(const Conv2dShape& s, int64_t mr, int64_t pb) {
+  int64_t best = mr;
+  for (int64_t b = mr; b <= s.oc && b * pb <= 4096; b += mr)
+    if (s.oc % b == 0) best = b;
+  return best;
+}
+
+ConvPlan plan_conv2d(const Conv2dShape& s) {
+  ConvPlan plan;
+  if (s.dtype != DType::kFloat32 || s.out_dtype != DType::kFloat32) return plan;
+  if (s.icg == 1 && s.groups > 1) {
+    plan.path = ConvPath::kDepthwise;
+    return plan;
+  }
+  plan.mr = nn::first_divisor(s.ocg, {8, 4, 2, 1});
+  plan.nr = 16;
+  const int64_t positions = s.oh * s.ow;
+  const bool unit_stride = s.strides.h == 1 && s.strides.w == 1;
+  if (unit_stride && s.kh == 1 && s.kw == 1 && !s.padded()) {
+    plan.path = ConvPath::kDirect;
+  } else if (unit_stride) {
+    plan.path = ConvPath::kPaddedRows;
+    plan.pitch = s.w + s.pad.left + s.pad.right;
+    plan.core_p = nn::round_up(s.oh * plan.pitch, plan.nr);
+    const int64_t last = plan.core_p + (s.kh - 1) * s.dilation.h * plan.pitch + (s.kw - 1) * s.dilation.w;
+    plan.rows = (last + plan.pitch - 1) / plan.pitch;
+    return plan;
+  } else {
+    plan.path = ConvPath::kIm2col;
+  }
+  plan.pb = positions >= 64 ? 64 : nn::round_up(positions, plan.nr);
+  if (plan.path == ConvPath::kIm2col) {
+    // Tiles of whole output rows gather without dividing positions into rows.
+    const int64_t rows_tile = std::lcm(s.ow, plan.nr);
+    if (rows_tile <= 256 && rows_tile < 2 * positions) plan.pb = rows_tile;
+    plan.ocb = s.oc;  // all channels: the gathered taps of a tile serve every channel
+  } else {
+    plan.ocb = channel_block(s, plan.mr, plan.pb);
+  }
+  plan.core_p = nn::round_up(positions, plan.pb);
+  return plan;
+}
+
+std::string core_name(const std::string& base) { return base + "_core"; }
+std::string data_name(const std::string& base) { return base + "_data"; }
+
+// The data channel read by output channel `oc` for its in-group channel `icg`.
+PrimExpr data_channel(const Conv2dShape& s, const PrimExpr& oc, const PrimExpr& icg) {
+  if (s.groups == 1) return icg;
+  return tir::floordiv(oc, s.ocg) * s.icg + icg;
+}
+
+// The core over (batch, out channel, position) for a path, reading `src` (the data, or its
+// padded / gathered copy) and `weight`. Also builds the micro-kernel's description from tiles.
+te::Tensor conv_core(const Conv2dShape& s, const ConvPlan& plan, const te::Tensor& src, const te::Tensor& weight,
+                     std::vector<int64_t> shape, const std::string& name) {
+  te::IterVar c = te::reduce_axis(s.icg, "rc");
+  if (plan.path == ConvPath::kDirect) {
+    return te::compute(shape, name, [&](const te::Indices& i) {
+      PrimExpr ch = data_channel(s, i[1], c);
+      return te::sum(weight(i[1], c, 0, 0) * src(i[0], ch, tir::floordiv(i[2], s.w), tir::floormod(i[2], s.w)), {c});
+    });
+  }
+  te::IterVar r = te::reduce_axis(s.kh, "ry"), q = te::reduce_axis(s.kw, "rx");
+  if (plan.path == ConvPath::kPaddedRows) {
+    const int64_t row_step = s.dilation.h * plan.pitch, col_step = s.dilation.w;
+    return te::compute(shape, name, [&](const te::Indices& i) {
+      PrimExpr ch = data_channel(s, i[1], c);
+      return te::sum(weight(i[1], c, r, q) * src(i[0], ch, i[2] + PrimExpr(r) * row_step + PrimExpr(q) * col_step),
+                     {c, r, q});
+    });
+  }
+  return te::compute(shape, name, [&](const te::Indices& i) {
+    PrimExpr ch = data_channel(s, i[1], c);
+    return te::sum(weight(i[1], c, r, q) * src(i[0], ch, r, q, i[2]), {c, r, q});
+  });
+}
+
+// The micro-kernel as a tensor intrinsic for an mr x nr tile of the core.
+te::TensorIntrin conv_tile_intrin(const Conv2dShape& s, const ConvPlan& plan, const te::Tensor& src) {
+  std::vector<int64_t> src_shape = src.shape();
+  te::Tensor src_tile = te::placeholder(src_shape, DType::kFloat32, "B_tile");
+  te::Tensor weight_tile = te::placeholder({plan.mr, s.icg, s.kh, s.kw}, DType::kFloat32, "A_tile");
+  te::Tensor desc = conv_core(s, plan, src_tile, weight_tile, {1, plan.mr, plan.nr}, "C_tile");
+  const int64_t positions = s.oh * s.ow;
+  auto emit = [s, plan, positions](const std::vector<te::BufferSlice>& in, const te::BufferSlice& out) -> tir::Stmt {
+    const te::BufferSlice& a = in.at(0);
+    const te::BufferSlice& b = in.at(1);
+    nn::NNTileCall t;
+    t.mr = plan.mr;
+    t.nr = plan.nr;
+    t.k = PrimExpr(s.icg);
+    t.a = a.pointer();
+    t.a_row = PrimExpr(a.stride(0));
+    t.a_k = PrimExpr(a.stride(1));
+    t.a_th = PrimExpr(a.stride(2));
+    t.a_tw = PrimExpr(a.stride(3));
+    t.b = b.pointer();
+    t.b_k = PrimExpr(b.stride(1));
+    t.c = out.pointer();
+    t.c_row = PrimExpr(out.stride(1));
+    t.n = PrimExpr(plan.nr);
+    t.taps_h = PrimExpr(1);
+    t.taps_w = PrimExpr(1);
+    t.b_th = t.b_tw = PrimExpr(0);
+    if (plan.path == ConvPath::kDirect) {
+      // The last tile hangs over the end of the data: only its first columns are real.
+      PrimExpr first = b.origin[2] * s.w + b.origin[3];
+      t.n = tir::min(PrimExpr(plan.nr), PrimExpr(positions) - first);
+    } else {
+      t.taps_h = PrimExpr(s.kh);
+      t.taps_w = PrimExpr(s.kw);
+      if (plan.path == ConvPath::kPaddedRows) {
+        t.b_th = PrimExpr(s.dilation.h * plan.pitch);
+        t.b_tw = PrimExpr(s.dilation.w);
+      } else {
+        // The gathered taps are (channel, tap row, tap column) rows of one stride, like the
+        // weights' (in channel, kh, kw): one flat reduction.
+        t.k = PrimExpr(s.icg * s.kh * s.kw);
+        t.taps_h = t.taps_w = PrimExpr(1);
+        t.a_k = PrimExpr(a.stride(3));
+        t.b_k = PrimExpr(b.stride(3));
+      }
+    }
+    return nn::sgemm_nn_call(t);
+  };
+  return te::TensorIntrin{cat("conv_tile_", plan.mr, "x", plan.nr), desc, emit};
+}
+
+// Any dtype: a plain reduction over zero-padded windows in the reference kernel's arithmetic.
+te::Tensor conv2d_generic(const Conv2dShape& s, const te::Tensor& x, const te::Tensor& w, const std::string& name) {
+  const DType acc = nn::accumulate_dtype(s.dtype);
+  te::IterVar c = te::reduce_axis(s.icg, "rc"), r = te::reduce_axis(s.kh, "ry"), q = te::reduce_axis(s.kw, "rx");
+  te::Tensor sum =
+      te::compute({s.n, s.oc, s.oh, s.ow}, name + (acc == s.out_dtype ? "" : "_acc"), [&](const te::Indices& i) {
+        PrimExpr y = i[2] * s.strides.h + PrimExpr(r) * s.dilation.h - s.pad.top;
+        PrimExpr z = i[3] * s.strides.w + PrimExpr(q) * s.dilation.w - s.pad.left;
+        PrimExpr v = tir::cast(acc, x(i[0], data_channel(s, i[1], c), y, z));
+        if (s.padded()) {
+          PrimExpr inside = tir::logical_and(tir::logical_and(tir::ge(y, 0), tir::lt(y, s.h)),
+                                             tir::logical_and(tir::ge(z, 0), tir::lt(z, s.w)));
+          v = tir::select(inside, v, tir::make_const(acc, 0));
+        }
+        return te::sum(v * tir::cast(acc, w(i[1], c, r, q)), {c, r, q});
+      });
+  if (acc == s.out_dtype) return sum;
+  return te::compute(sum.shape(), name,
+                     [&](const te::Indices& i) { return nn::to_out_dtype(sum(i[0], i[1], i[2], i[3]), s.out_dtype); });
+}
+
+PrimExpr inside_window(const PrimExpr& y, const PrimExpr& x, int64_t h, int64_t w) {
+  return tir::logical_and(tir::logical_and(tir::ge(y, 0), tir::lt(y, h)),
+                          tir::logical_and(tir::ge(x, 0), tir::lt(x, w)));
+}
+
+te::Tensor conv2d_depthwise(const Conv2dShape& s, const te::Tensor& x, const te::Tensor& w, const std::string& name) {
+  te::Tensor src = x;
+  if (s.padded()) {
+    const int64_t hp = s.h + s.pad.top + s.pad.bottom, wp = s.w + s.pad.left + s.pad.right;
+    src = te::compute({s.n, s.ic, hp, wp}, data_name(name), [&](const te::Indices& i) {
+      PrimExpr y = i[2] - s.pad.top, z = i[3] - s.pad.left;
+      return tir::select(inside_window(y, z, s.h, s.w), x(i[0], i[1], y, z), tir::float_imm(0));
+    });
+  }
+  te::IterVar r = te::reduce_axis(s.kh, "ry"), q = te::reduce_axis(s.kw, "rx");
+  return te::compute({s.n, s.oc, s.oh, s.ow}, name, [&](const te::Indices& i) {
+    PrimExpr ch = s.ocg == 1 ? PrimExpr(i[1]) : tir::floordiv(i[1], s.ocg);
+    return te::sum(src(i[0], ch, i[2] * s.strides.h + PrimExpr(r) * s.dilation.h,
+                       i[3] * s.strides.w + PrimExpr(q) * s.dilation.w) *
+                       w(i[1], 0, r, q),
+                   {r, q});
+  });
+}
+
+std::vector<te::Tensor> conv2d_compute(const ComputeInput& call) {
+  const Conv2dShape s = conv2d_shape(call);
+  const ConvPlan plan = plan_conv2d(s);
+  const te::Tensor& x = call.args.at(0);
+  const te::Tensor& w = call.args.at(1);
+  const std::string& name = call.name;
+  switch (plan.path) {
+    case ConvPath::kGeneric: return {conv2d_generic(s, x, w, name)};
+    case ConvPath::kDepthwise: return {conv2d_depthwise(s, x, w, name)};
+    default: break;
+  }
+  te::Tensor src = x;
+  if (plan.path == ConvPath::kPaddedRows) {
+    const int64_t pitch = plan.pitch;
+    src = te::compute({s.n, s.ic, plan.rows * pitch}, data_name(name), [&](const te::Indices& i) {
+      PrimExpr y = tir::floordiv(i[2], pitch) - s.pad.top, z = tir::floormod(i[2], pitch) - s.pad.left;
+      return tir::select(inside_window(y, z, s.h, s.w), x(i[0], i[1], y, z), tir::float_imm(0));
+    });
+  } else if (plan.path == ConvPath::kIm2col) {
+    const int64_t positions = s.oh * s.ow;
+    src = te::compute({s.n, s.ic, s.kh, s.kw, plan.core_p}, data_name(name), [&](const te::Indices& i) {
+      PrimExpr y = tir::floordiv(i[4], s.ow) * s.strides.h + i[2] * s.dilation.h - s.pad.top;
+      PrimExpr z = tir::floormod(i[4], s.ow) * s.strides.w + i[3] * s.dilation.w - s.pad.left;
+      PrimExpr inside = tir::logical_and(tir::lt(i[4], positions), inside_window(y, z, s.h, s.w));
+      return tir::select(inside, x(i[0], i[1], y, z), tir::float_imm(0));
+    });
+  }
+  te::Tensor core = conv_core(s, plan, src, w, {s.n, s.oc, plan.core_p}, core_name(name));
+  const int64_t pitch = plan.path == ConvPath::kPaddedRows ? plan.pitch : s.ow;
+  return {te::compute({s.n, s.oc, s.oh, s.ow}, name,
+                      [&](const te::Indices& i) { return core(i[0], i[1], i[2] * pitch + i[3]); })};
+}
+
+// nn.conv2d_transpose: output position y gathers the data rows iy with iy * stride + tap * dilation
+// - pad = y. A plain reduction (the op is rare in the models kiln targets).
+std::vector<te::Tensor> conv2d_transpose_compute(const ComputeInput& call) {
+  const te::Tensor& x = call.args.at(0);
+  const te::Tensor& w = call.args.at(1);
+  const TensorTypeNode& out = expect_tensor(call.out_type, "output");
+  const std::vector<int64_t>& xs = x.shape();
+  const int64_t groups = call.attrs.get_int("groups"), icg = xs[1] / groups, ocg = out.shape[1] / groups;
+  const int64_t kh = w.shape()[2], kw = w.shape()[3];
+  const Pair2D st = pair_attr(call.attrs, "strides", 1), dil = pair_attr(call.attrs, "dilation", 1);
+  const Padding2D pad = padding_attr(call.attrs);
+  const DType acc = nn::accumulate_dtype(x.dtype());
+  te::IterVar c = te::reduce_axis(icg, "rc"), r = te::reduce_axis(kh, "ry"), q = te::reduce_axis(kw, "rx");
+  auto source = [&](const PrimExpr& o, const PrimExpr& tap, int64_t stride, int64_t dilation, int64_t before,
+                    int64_t extent, PrimExpr* index) {
+    PrimExpr t = o + before - tap * dilation;
+    *index = tir::floordiv(t, stride);
+    PrimExpr ok = tir::logical_and(tir::ge(t, 0), tir::lt(*index, extent));
+    return stride == 1 ? ok : tir::logical_and(ok, tir::eq(tir::floormod(t, stride), 0));
+  };
+  te::Tensor sum = te::compute(out.shape, call.name + (acc == out.dtype ? "" : "_acc"), [&](const te::Indices& i) {
+    PrimExpr iy, ix;
+    PrimExpr ok = tir::logical_and(source(i[2], r, st.h, dil.h, pad.top, xs[2], &iy),
+                                   source(i[3], q, st.w, dil.w, pad.left, xs[3], &ix));
+    PrimExpr ch = groups == 1 ? PrimExpr(c) : tir::floordiv(i[1], ocg) * icg + c;
+    PrimExpr oc = groups == 1 ? PrimExpr(i[1]) : tir::floormod(i[1], ocg);
+    PrimExpr v = tir::select(ok, tir::cast(acc, x(i[0], ch, iy, ix)), tir::make_const(acc, 0));
+    return te::sum(v * tir::cast(acc, w(ch, oc, r, q)), {c, r, q});
+  });
+  if (acc == out.dtype) return {sum};
+  return {te::compute(out.shape, call.name,
+                      [&](const te::Indices& i) { return nn::to_out_dtype(sum(i[0], i[1], i[2], i[3]), out.dtype); })};
+}
+
+// ----- schedules -----
+
+bool is_group_output(const ScheduleInput& in, const te::Tensor& t) {
+  return std::any_of(in.outputs.begin(), in.outputs.end(), [&](const te::Tensor& o) { return o.same_as(t); });
+}
+
+// An NCHW output stage at the root: rows vectorised, outer loops parallel when worth it.
+void schedule_nchw_rows(te::Stage& stage, int64_t work) {
+  const auto leaves = stage.leaf_iter_vars();
+  if (leaves.size() != 4) return;
+  stage.vectorize(leaves[3]);
+  te::IterVar outer = nn::fuse_all(stage, {leaves[0], leaves[1], leaves[2]});
+  if (work >= nn::kMinParallelWork) stage.parallel(outer);
+}
+
+void schedule_outputs_as_rows(const ScheduleInput& in, const te::Tensor& anchor_out, int64_t work) {
+  if (!is_group_output(in, anchor_out)) in.schedule[anchor_out].compute_inline();
+  for (const te::Tensor& o : in.outputs) {
+    te::Stage& stage = in.schedule[o];
+    if (stage.attach() != te::Stage::Attach::kRoot || stage.op()->reduce) continue;
+    if (o.ndim() == 4)
+      schedule_nchw_rows(stage, work);
+    else
+      schedule_injective_stage(stage, in.target);
+  }
+}
+
+// Splits the core's (out channel, position) loops into micro-kernel tiles and tensorizes them.
+// Returns the outermost loop.
+// Weights larger than the data they meet: channel tiles outside, so that each tile's weights are
+// read once while the (smaller) data stays in cache.
+te::IterVar tile_core(te::Stage& core, const te::TensorIntrin& intrin, const ConvPlan& plan, bool channels_outer) {
+  auto [co, ci] = core.split(core.axis(1), plan.mr);
+  auto [po, pi] = core.split(core.axis(2), plan.nr);
+  std::vector<te::IterVar> order = {core.axis(0), po, co, ci, pi};
+  if (channels_outer) std::swap(order[1], order[2]);
+  for (const auto& r : core.op()->reduce_axis) order.push_back(r);
+  core.reorder(order);
+  core.tensorize(ci, intrin);
+  return core.axis(0);
+}
+
+void schedule_conv_rows(const ScheduleInput& in, const Conv2dShape& s, const ConvPlan& plan, int64_t work) {
+  const te::Tensor& out = in.anchor.at(0);
+  te::Tensor core = nn::find_tensor(out, core_name(in.call.name));
+  te::Tensor src = nn::find_tensor(out, data_name(in.call.name));
+  te::Stage& core_stage = in.schedule[core];
+  const int64_t weight_size = s.oc * s.icg * s.kh * s.kw, data_size = s.ic * plan.core_p;
+  tile_core(core_stage, conv_tile_intrin(s, plan, src.defined() ? src : in.call.args.at(0)), plan,
+            weight_size > data_size);
+  const auto& leaves = core_stage.leaf_iter_vars();
+  te::IterVar outer = nn::fuse_all(core_stage, {leaves[0], leaves[1], leaves[2]});
+  if (work >= nn::kMinParallelWork) core_stage.parallel(outer);
+  if (src.defined()) {
+    te::Stage& src_stage = in.schedule[src];
+    const auto src_leaves = src_stage.leaf_iter_vars();
+    if (plan.path == ConvPath::kPaddedRows) {
+      auto [row, col] = src_stage.split(src_leaves[2], plan.pitch);
+      (void)row;
+      src_stage.vectorize(col);
+    }
+    te::IterVar planes = src_stage.fuse(src_leaves[0], src_leaves[1]);
+    if (work >= nn::kMinParallelWork) src_stage.parallel(planes);
+  }
+  schedule_outputs_as_rows(in, out, work);
+}
+
+// The output computed in tiles of ocb channels x pb positions; each tile's core (and gathered
+// data) is computed right before the tile's element-wise tail.
+void schedule_conv_fused(const ScheduleInput& in, const te::Tensor& final_out, const Conv2dShape& s,
+                         const ConvPlan& plan, int64_t work) {
+  const te::Tensor& out = in.anchor.at(0);
+  te::Tensor core = nn::find_tensor(out, core_name(in.call.name));
+  te::Tensor src = nn::find_tensor(out, data_name(in.call.name));
+  if (!out.same_as(final_out)) in.schedule[out].compute_inline();
+  te::Stage& t = in.schedule[final_out];
+  te::IterVar pos = t.fuse(t.axis(2), t.axis(3));
+  auto [co, ci] = t.split(t.axis(1), plan.ocb);
+  auto [po, pi] = t.split(pos, plan.pb);
+  t.reorder({t.axis(0), po, co, ci, pi});
+  t.vectorize(pi);
+  te::IterVar tile = nn::fuse_all(t, {t.axis(0), po, co});
+  if (work >= nn::kMinParallelWork) t.parallel(tile);
+  te::Stage& core_stage = in.schedule[core];
+  core_stage.compute_at(t, tile);
+  te::IterVar core_root =
+      tile_core(core_stage, conv_tile_intrin(s, plan, src.defined() ? src : in.call.args.at(0)), plan, false);
+  if (src.defined()) {
+    te::Stage& src_stage = in.schedule[src];
+    src_stage.compute_at(core_stage, core_root);
+    te::IterVar col = src_stage.leaf_iter_vars().back();
+    if (plan.pb % s.ow == 0) col = src_stage.split(col, s.ow).second;
+    src_stage.vectorize(col);
+  }
+}
+
+void schedule_depthwise(const ScheduleInput& in, int64_t work) {
+  const te::Tensor& out = in.anchor.at(0);
+  te::Tensor src = nn::find_tensor(out, data_name(in.call.name));
+  te::Tensor final_out = nn::single_output_like(in, out);
+  te::Stage& dw = in.schedule[out];
+  if (final_out.defined() && !final_out.same_as(out)) {
+    te::Stage& t = in.schedule[final_out];
+    te::IterVar planes = t.fuse(t.axis(0), t.axis(1));
+    if (work >= nn::kMinParallelWork) t.parallel(planes);
+    t.vectorize(t.axis(3));
+    dw.compute_at(t, t.axis(2));
+  } else {
+    for (const te::Tensor& o : in.outputs)
+      if (!o.same_as(out)) schedule_injective_stage(in.schedule[o], in.target);
+  }
+  // Window taps outside, the output row inside: every tap is one vector pass over the row.
+  const auto leaves = dw.leaf_iter_vars();
+  te::IterVar row = leaves[3];
+  dw.reorder({leaves[0], leaves[1], leaves[2], leaves[4], leaves[5], row});
+  dw.vectorize(row);
+  if (dw.attach() == te::Stage::Attach::kRoot) {
+    te::IterVar planes = dw.fuse(leaves[0], leaves[1]);
+    if (work >= nn::kMinParallelWork) dw.parallel(planes);
+  }
+  if (src.defined()) {
+    te::Stage& pad = in.schedule[src];
+    pad.compute_at(dw, dw.leaf_iter_vars()[0]);
+    pad.vectorize(pad.leaf_iter_vars().back());
+  }
+}
+
+void conv2d_schedule(const ScheduleInput& in) {
+  const Conv2dShape s = conv2d_shape(in.call);
+  const ConvPlan plan = plan_conv2d(s);
+  const te::Tensor& out = in.anchor.at(0);
+  const int64_t work = s.n * s.oc * s.oh * s.ow * s.icg * s.kh * s.kw;
+  switch (plan.path) {
+    case ConvPath::kGeneric: schedule_reduce(in); return;
+    case ConvPath::kDepthwise: schedule_depthwise(in, work); return;
+    case ConvPath::kPaddedRows: schedule_conv_rows(in, s, plan, work); return;
+    case ConvPath::kDirect:
+    case ConvPath::kIm2col: {
+      te::Tensor final_out = nn::single_output_like(in, out);
+      if (final_out.defined())
+        schedule_conv_fused(in, final_out, s, plan, work);
+      else
+        schedule_conv_rows(in, s, plan, work);
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 void register_nn_conv_ops(OpRegistry& registry) {
@@ -238,6 +695,8 @@ void register_nn_conv_ops(OpRegistry& registry) {
                  "OIHW")
       .set_relation(conv2d_relation)
       .set_pattern(OpPattern::kOutEWiseFusable);
+  StrategyRegistry::global().set_compute("nn.conv2d", conv2d_compute);
+  StrategyRegistry::global().set_schedule("nn.conv2d", conv2d_schedule);
 
   add_conv_attrs(registry.add("nn.conv2d_transpose")
                      .describe("2-D transposed convolution of NCHW data with IOHW weights "
@@ -248,6 +707,8 @@ void register_nn_conv_ops(OpRegistry& registry) {
       .attr("output_padding", AttrKind::kInts, std::vector<int64_t>{0, 0})
       .set_relation(conv2d_transpose_relation)
       .set_pattern(OpPattern::kOutEWiseFusable);
+  StrategyRegistry::global().set_compute("nn.conv2d_transpose", conv2d_transpose_compute);
+  StrategyRegistry::global().set_schedule("nn.conv2d_transpose", schedule_reduce);
 
   add_conv3d_attrs(
       registry.add("nn.conv3d")

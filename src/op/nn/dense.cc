@@ -1,4 +1,12 @@
 // Ops: nn.dense, nn.matmul, nn.batch_matmul.
+//
+// Computes and schedules: all three are one batched product out[..., m, n] = sum_k A[m, k] * B[k, n]
+// over operands stored either way round. In float32 it is tiled for the micro-kernels of
+// kiln/runtime/microkernels.h: the NT tile (dot products) when both operands are contiguous
+// along k (nn.dense, transposed b), the NN tile (a broadcast times rows of b) when b is
+// contiguous along n. When element-wise ops follow, the product is computed block by block
+// inside their loops. Other dtypes and vector operands are plain reductions.
+#include "op/nn/nn_compute.h"
 #include "op/nn/window_attrs.h"
 
 namespace kiln {
@@ -101,6 +109,311 @@ Type batch_matmul_relation(const std::vector<Type>& args, const Attrs& attrs) {
   return tensor_type(out, out_dtype_attr(attrs, x.dtype));
 }
 
+// ----- computes and schedules -----
+
+using tir::PrimExpr;
+
+// An operand whose last two axes hold the matrix (after the batch axes, which broadcast against
+// the output's); rows_are_k: stored (K, X) rather than (X, K). A vector operand is only k.
+struct Operand {
+  te::Tensor t;
+  bool vector = false;
+  bool rows_are_k = false;
+  std::vector<bool> broadcast;  // per batch axis of the operand: extent 1 against a larger output
+
+  size_t batch_rank() const { return vector ? 0 : t.ndim() - 2; }
+  size_t row_axis() const { return t.ndim() - 2; }
+};
+
+struct Product {
+  std::vector<int64_t> batch;  // the output's batch extents
+  int64_t m = 1, n = 1, k = 1;
+  Operand a, b;  // a: (M, K) rows, b: (N, K) rows, as stored or transposed
+  DType dtype = DType::kFloat32, out_dtype = DType::kFloat32;
+
+  bool has_m() const { return !a.vector; }
+  bool has_n() const { return !b.vector; }
+};
+
+Operand matrix_operand(const te::Tensor& t, bool rows_are_k, const std::vector<int64_t>& out_batch) {
+  Operand op{t, false, rows_are_k, {}};
+  const size_t rank = t.ndim() - 2, offset = out_batch.size() - rank;
+  for (size_t d = 0; d < rank; ++d) op.broadcast.push_back(t.shape()[d] == 1 && out_batch[offset + d] != 1);
+  return op;
+}
+
+// Indices into an operand for output batch indices `batch`, its row `x` and reduction index `k`.
+std::vector<PrimExpr> operand_indices(const Operand& op, const std::vector<PrimExpr>& batch, const PrimExpr& x,
+                                      const PrimExpr& k) {
+  if (op.vector) return {k};
+  std::vector<PrimExpr> idx;
+  const size_t rank = op.batch_rank(), offset = batch.size() - rank;
+  for (size_t d = 0; d < rank; ++d) idx.push_back(op.broadcast[d] ? PrimExpr(0) : batch[offset + d]);
+  if (op.rows_are_k) {
+    idx.push_back(k);
+    idx.push_back(x);
+  } else {
+    idx.push_back(x);
+    idx.push_back(k);
+  }
+  return idx;
+}
+
+Product product_of(const ComputeInput& call) {
+  const std::string& op = call.name;
+  (void)op;
+  Product p;
+  const TensorTypeNode& out = expect_tensor(call.out_type, "output");
+  p.dtype = call.args.at(0).dtype();
+  p.out_dtype = out.dtype;
+  return p;
+}
+
+Product dense_product(const ComputeInput& call) {
+  Product p = product_of(call);
+  const te::Tensor& x = call.args.at(0);
+  const te::Tensor& w = call.args.at(1);
+  p.k = x.shape().back();
+  p.n = w.shape()[0];
+  if (x.ndim() == 1) {
+    p.a = Operand{x, true, false, {}};
+  } else {
+    p.batch.assign(x.shape().begin(), x.shape().end() - 2);
+    p.m = x.shape()[x.ndim() - 2];
+    p.a = matrix_operand(x, false, p.batch);
+  }
+  p.b = Operand{w, false, false, {}};
+  return p;
+}
+
+Product matmul_product(const ComputeInput& call, bool batch_matmul) {
+  Product p = product_of(call);
+  const te::Tensor& a = call.args.at(0);
+  const te::Tensor& b = call.args.at(1);
+  bool ta = call.attrs.get_bool("transpose_a"), tb = call.attrs.get_bool("transpose_b");
+  const TensorTypeNode& out = expect_tensor(call.out_type, "output");
+  const size_t matrix_dims = (a.ndim() > 1 ? 1 : 0) + (b.ndim() > 1 ? 1 : 0);
+  p.batch.assign(out.shape.begin(), out.shape.end() - static_cast<std::ptrdiff_t>(matrix_dims));
+  if (a.ndim() == 1) {
+    p.a = Operand{a, true, false, {}};
+    p.k = a.shape()[0];
+  } else {
+    p.a = matrix_operand(a, ta, p.batch);
+    p.m = a.shape()[a.ndim() - (ta ? 1 : 2)];
+    p.k = a.shape()[a.ndim() - (ta ? 2 : 1)];
+  }
+  if (b.ndim() == 1) {
+    p.b = Operand{b, true, false, {}};
+  } else {
+    // b is (K, N) unless transposed; batch_matmul follows the same flags.
+    p.b = matrix_operand(b, !tb, p.batch);
+    p.n = b.shape()[b.ndim() - (tb ? 2 : 1)];
+  }
+  (void)batch_matmul;
+  return p;
+}
+
+enum class ProductKernel : uint8_t { kGeneric, kNT, kNN };
+
+struct ProductPlan {
+  ProductKernel kernel = ProductKernel::kGeneric;
+  int64_t mr = 1, nr = 1;  // micro-kernel tile
+  int64_t mb = 1, nb = 1;  // fused block: rows x columns of the output computed at once
+  int64_t np = 0;          // columns of the core (NN: whole tiles; the micro-kernel masks the rest)
+};
+
+ProductPlan plan_product(const Product& p) {
+  ProductPlan plan;
+  plan.np = p.n;
+  if (p.dtype != DType::kFloat32 || p.out_dtype != DType::kFloat32 || !p.has_m() || !p.has_n()) return plan;
+  if (!p.a.rows_are_k && !p.b.rows_are_k) {
+    plan.kernel = ProductKernel::kNT;
+    if (p.m % 4 == 0 && p.n % 4 == 0) {
+      plan.mr = plan.nr = 4;
+    } else if (p.m % 2 == 0 && p.n % 4 == 0) {
+      plan.mr = 2;
+      plan.nr = 4;
+    } else {
+      plan.nr = nn::first_divisor(p.n, {8, 4, 1});
+    }
+    plan.nb = plan.nr;
+    for (int64_t b = plan.nr; b <= std::min<int64_t>(p.n, 64); b += plan.nr)
+      if (p.n % b == 0) plan.nb = b;
+  } else if (p.b.rows_are_k) {
+    plan.kernel = ProductKernel::kNN;
+    plan.mr = nn::first_divisor(p.m, {8, 4, 2, 1});
+    plan.nr = p.n > 16 ? 32 : 16;
+    plan.nb = std::min<int64_t>(nn::round_up(p.n, plan.nr), 128);
+    plan.np = nn::round_up(p.n, plan.nb);
+  } else {
+    return plan;
+  }
+  plan.mb = plan.mr;
+  for (int64_t b = plan.mr; b <= p.m && b * plan.nb <= 4096; b += plan.mr)
+    if (p.m % b == 0) plan.mb = b;
+  return plan;
+}
+
+std::string core_name(const std::string& base) { return base + "_core"; }
+
+// out[batch..., m, n] for n < `columns` (the NN core may run past n: its loads are masked).
+te::Tensor product_core(const Product& p, const te::Tensor& a, const te::Tensor& b, std::vector<int64_t> shape,
+                        const std::string& name) {
+  te::IterVar k = te::reduce_axis(p.k, "k");
+  Operand oa = p.a, ob = p.b;
+  oa.t = a;
+  ob.t = b;
+  const size_t batch_rank = shape.size() - 2;
+  return te::compute(shape, name, [&](const te::Indices& i) {
+    std::vector<PrimExpr> batch(i.begin(), i.begin() + static_cast<std::ptrdiff_t>(batch_rank));
+    return te::sum(
+        a(operand_indices(oa, batch, i[batch_rank], k)) * b(operand_indices(ob, batch, i[batch_rank + 1], k)), {k});
+  });
+}
+
+te::TensorIntrin product_tile_intrin(const Product& p, const ProductPlan& plan) {
+  te::Tensor a_tile = te::placeholder(p.a.t.shape(), DType::kFloat32, "A_tile");
+  te::Tensor b_tile = te::placeholder(p.b.t.shape(), DType::kFloat32, "B_tile");
+  std::vector<int64_t> shape(p.batch.size(), 1);
+  shape.push_back(plan.mr);
+  shape.push_back(plan.nr);
+  te::Tensor desc = product_core(p, a_tile, b_tile, shape, "C_tile");
+  const bool a_rows_are_k = p.a.rows_are_k;
+  const size_t a_row = p.a.row_axis(), b_row = p.b.row_axis();
+  const int64_t k = p.k, n = p.n;
+  auto emit = [plan, a_rows_are_k, a_row, b_row, k, n](const std::vector<te::BufferSlice>& in,
+                                                       const te::BufferSlice& out) -> tir::Stmt {
+    const te::BufferSlice& a = in.at(0);
+    const te::BufferSlice& b = in.at(1);
+    const size_t c_row = out.buffer->shape.size() - 2;
+    if (plan.kernel == ProductKernel::kNT)
+      return nn::sgemm_nt_call(plan.mr, plan.nr, PrimExpr(k), a.pointer(), PrimExpr(a.stride(a_row)), b.pointer(),
+                               PrimExpr(b.stride(b_row)), out.pointer(), PrimExpr(out.stride(c_row)));
+    nn::NNTileCall t;
+    t.mr = plan.mr;
+    t.nr = plan.nr;
+    t.k = PrimExpr(k);
+    t.taps_h = t.taps_w = PrimExpr(1);
+    t.a = a.pointer();
+    t.a_row = PrimExpr(a.stride(a_rows_are_k ? a_row + 1 : a_row));
+    t.a_k = PrimExpr(a.stride(a_rows_are_k ? a_row : a_row + 1));
+    t.a_th = t.a_tw = PrimExpr(0);
+    t.b = b.pointer();
+    t.b_k = PrimExpr(b.stride(b_row));
+    t.b_th = t.b_tw = PrimExpr(0);
+    t.c = out.pointer();
+    t.c_row = PrimExpr(out.stride(c_row));
+    // Columns past n are not read: the last tile of b may end early.
+    t.n = tir::min(PrimExpr(plan.nr), PrimExpr(n) - b.origin[b_row + 1]);
+    return nn::sgemm_nn_call(t);
+  };
+  return te::TensorIntrin{cat("product_tile_", plan.mr, "x", plan.nr), desc, emit};
+}
+
+// Any dtype, vectors too: a plain reduction in the reference kernels' arithmetic.
+te::Tensor product_generic(const Product& p, const std::vector<int64_t>& out_shape, const std::string& name) {
+  const DType acc = nn::accumulate_dtype(p.dtype);
+  te::IterVar k = te::reduce_axis(p.k, "k");
+  const size_t batch_rank = p.batch.size();
+  te::Tensor sum = te::compute(out_shape, name + (acc == p.out_dtype ? "" : "_acc"), [&](const te::Indices& i) {
+    std::vector<PrimExpr> batch(i.begin(), i.begin() + static_cast<std::ptrdiff_t>(batch_rank));
+    size_t next = batch_rank;
+    PrimExpr m = p.has_m() ? PrimExpr(i[next++]) : PrimExpr(0);
+    PrimExpr n = p.has_n() ? PrimExpr(i[next]) : PrimExpr(0);
+    PrimExpr x = tir::cast(acc, p.a.t(operand_indices(p.a, batch, m, k)));
+    PrimExpr y = tir::cast(acc, p.b.t(operand_indices(p.b, batch, n, k)));
+    return te::sum(x * y, {k});
+  });
+  if (acc == p.out_dtype) return sum;
+  return te::compute(out_shape, name, [&](const te::Indices& i) {
+    return nn::to_out_dtype(sum(std::vector<PrimExpr>(i.begin(), i.end())), p.out_dtype);
+  });
+}
+
+std::vector<te::Tensor> product_compute(const Product& p, const ComputeInput& call) {
+  const std::vector<int64_t>& out_shape = expect_tensor(call.out_type, "output").shape;
+  const ProductPlan plan = plan_product(p);
+  if (plan.kernel == ProductKernel::kGeneric) return {product_generic(p, out_shape, call.name)};
+  std::vector<int64_t> core_shape = out_shape;
+  core_shape.back() = plan.np;
+  if (plan.np == p.n) return {product_core(p, p.a.t, p.b.t, core_shape, call.name)};
+  te::Tensor core = product_core(p, p.a.t, p.b.t, core_shape, core_name(call.name));
+  return {te::compute(out_shape, call.name,
+                      [&](const te::Indices& i) { return core(std::vector<PrimExpr>(i.begin(), i.end())); })};
+}
+
+// Splits the core into micro-kernel tiles and tensorizes them; returns the loops outside the
+// tiles, batch first.
+std::vector<te::IterVar> tile_product(te::Stage& core, const Product& p, const ProductPlan& plan, bool columns_outer) {
+  const size_t batch_rank = p.batch.size();
+  auto [mo, mi] = core.split(core.axis(batch_rank), plan.mr);
+  auto [no, ni] = core.split(core.axis(batch_rank + 1), plan.nr);
+  std::vector<te::IterVar> outer;
+  for (size_t d = 0; d < batch_rank; ++d) outer.push_back(core.axis(d));
+  outer.push_back(columns_outer ? no : mo);
+  outer.push_back(columns_outer ? mo : no);
+  std::vector<te::IterVar> order = outer;
+  order.push_back(mi);
+  order.push_back(ni);
+  order.push_back(core.reduce_axis(0));
+  core.reorder(order);
+  core.tensorize(mi, product_tile_intrin(p, plan));
+  return outer;
+}
+
+void product_schedule(const Product& p, const ScheduleInput& in) {
+  const ProductPlan plan = plan_product(p);
+  if (plan.kernel == ProductKernel::kGeneric) {
+    schedule_reduce(in);
+    return;
+  }
+  const te::Tensor& out = in.anchor.at(0);
+  te::Tensor core = out.op()->reduce ? out : nn::find_tensor(out, core_name(in.call.name));
+  const int64_t work = nn::product(p.batch) * p.m * p.n * p.k;
+  const bool parallel = work >= nn::kMinParallelWork;
+  // The larger operand's tiles outside: each is read once, the smaller one stays in cache.
+  const bool columns_outer = p.n >= p.m;
+  te::Tensor final_out = nn::single_output_like(in, out);
+  if (!final_out.defined() || final_out.same_as(core)) {
+    te::Stage& stage = in.schedule[core];
+    std::vector<te::IterVar> outer = tile_product(stage, p, plan, columns_outer);
+    te::IterVar tasks = nn::fuse_all(stage, outer);
+    if (parallel) stage.parallel(tasks);
+    for (const te::Tensor& o : in.outputs)
+      if (!o.same_as(core)) schedule_injective_stage(in.schedule[o], in.target);
+    if (!out.same_as(core) &&
+        !std::any_of(in.outputs.begin(), in.outputs.end(), [&](const te::Tensor& o) { return o.same_as(out); }))
+      in.schedule[out].compute_inline();
+    return;
+  }
+  if (!out.same_as(core) && !out.same_as(final_out)) in.schedule[out].compute_inline();
+  te::Stage& t = in.schedule[final_out];
+  const size_t batch_rank = p.batch.size();
+  auto [mo, mi] = t.split(t.axis(batch_rank), plan.mb);
+  auto [no, ni] = t.split(t.axis(batch_rank + 1), plan.nb);
+  std::vector<te::IterVar> outer;
+  for (size_t d = 0; d < batch_rank; ++d) outer.push_back(t.axis(d));
+  outer.push_back(columns_outer ? no : mo);
+  outer.push_back(columns_outer ? mo : no);
+  std::vector<te::IterVar> order = outer;
+  order.push_back(mi);
+  order.push_back(ni);
+  t.reorder(order);
+  t.vectorize(ni);
+  te::IterVar block = nn::fuse_all(t, outer);
+  if (parallel) t.parallel(block);
+  te::Stage& core_stage = in.schedule[core];
+  core_stage.compute_at(t, block);
+  tile_product(core_stage, p, plan, columns_outer);
+}
+
+void register_product_strategy(const std::string& op, std::function<Product(const ComputeInput&)> product) {
+  StrategyRegistry::global().set_compute(
+      op, [product](const ComputeInput& call) { return product_compute(product(call), call); });
+  StrategyRegistry::global().set_schedule(
+      op, [product](const ScheduleInput& in) { product_schedule(product(in.call), in); });
+}
+
 }  // namespace
 
 void register_nn_dense_ops(OpRegistry& registry) {
@@ -133,6 +446,10 @@ void register_nn_dense_ops(OpRegistry& registry) {
       .attr("transpose_b", AttrKind::kBool, true)
       .set_relation(batch_matmul_relation)
       .set_pattern(OpPattern::kOutEWiseFusable);
+
+  register_product_strategy("nn.dense", dense_product);
+  register_product_strategy("nn.matmul", [](const ComputeInput& call) { return matmul_product(call, false); });
+  register_product_strategy("nn.batch_matmul", [](const ComputeInput& call) { return matmul_product(call, true); });
 }
 
 }  // namespace kiln

@@ -3,6 +3,16 @@
 // the maxima, as ONNX MaxPool's Indices) and its inverse nn.max_unpool.
 // Data is NCHW or NHWC; windows follow window_output_size() (ceil_mode as PyTorch and ONNX:
 // a last window that would start in the trailing padding is dropped).
+//
+// Computes and schedules (the 2-D pools): windows of up to 16 taps are written out tap by tap in
+// one element-wise expression (no reduction loop), vectorised along the output row; padding taps
+// are skipped (max) or not counted (avg, unless count_include_pad) exactly as in the reference
+// kernel, which lets a NaN tap win a maximum. Larger windows are reductions; the NCHW global pools first
+// sum (or take the maximum of) rows across each plane, vectorised along the row.
+#include <cmath>
+#include <unordered_set>
+
+#include "op/nn/nn_compute.h"
 #include "op/nn/window_attrs.h"
 
 namespace kiln {
@@ -127,6 +137,322 @@ OpDef& add_global_pool_attrs(OpDef& def) {
       .set_pattern(OpPattern::kOutEWiseFusable);
 }
 
+// ----- computes and schedules -----
+
+using tir::PrimExpr;
+
+struct PoolShape {
+  Layout2D layout;
+  std::vector<int64_t> out;
+  int64_t h, w, oh, ow;
+  Pair2D pool, strides, dilation;
+  Padding2D pad;
+  DType dtype;
+
+  bool nchw() const { return layout.c == 1 && layout.h == 2; }
+  int64_t taps() const { return pool.h * pool.w; }
+};
+
+PoolShape pool_shape(const ComputeInput& call) {
+  PoolShape s{};
+  s.layout = layout_attr(call.attrs, "layout", {"NCHW", "NHWC"});
+  const te::Tensor& x = call.args.at(0);
+  s.out = expect_tensor(call.out_type, "output").shape;
+  s.h = x.shape()[s.layout.h];
+  s.w = x.shape()[s.layout.w];
+  s.oh = s.out[s.layout.h];
+  s.ow = s.out[s.layout.w];
+  s.dtype = x.dtype();
+  if (call.attrs.has("pool_size")) {
+    s.pool = pair_attr(call.attrs, "pool_size", 1);
+    s.strides = pair_attr(call.attrs, "strides", 1);
+    s.dilation = pair_attr(call.attrs, "dilation", 1);
+    s.pad = padding_attr(call.attrs);
+  } else {  // global: one window over the whole plane
+    s.pool = {s.h, s.w};
+    s.strides = s.dilation = {1, 1};
+    s.pad = {0, 0, 0, 0};
+  }
+  return s;
+}
+
+// Data indices of output element `i` with its spatial indices replaced by (y, x).
+std::vector<PrimExpr> at_yx(const te::Indices& i, const Layout2D& l, const PrimExpr& y, const PrimExpr& x) {
+  std::vector<PrimExpr> idx(i.begin(), i.end());
+  idx[static_cast<size_t>(l.h)] = y;
+  idx[static_cast<size_t>(l.w)] = x;
+  return idx;
+}
+
+struct Tap {
+  PrimExpr y, x, inside;
+};
+
+Tap tap_at(const PoolShape& s, const PrimExpr& oy, const PrimExpr& ox, const PrimExpr& r, const PrimExpr& q) {
+  PrimExpr y = oy * s.strides.h + r * s.dilation.h - s.pad.top;
+  PrimExpr x = ox * s.strides.w + q * s.dilation.w - s.pad.left;
+  PrimExpr inside = tir::logical_and(tir::logical_and(tir::ge(y, 0), tir::lt(y, s.h)),
+                                     tir::logical_and(tir::ge(x, 0), tir::lt(x, s.w)));
+  return {y, x, inside};
+}
+
+// Rows and columns the windows reach, counted from the first padding row and column: with
+// ceil_mode they may run past the padded data.
+int64_t reach_h(const PoolShape& s) { return (s.oh - 1) * s.strides.h + (s.pool.h - 1) * s.dilation.h + 1; }
+int64_t reach_w(const PoolShape& s) { return (s.ow - 1) * s.strides.w + (s.pool.w - 1) * s.dilation.w + 1; }
+
+// Some window tap falls outside the data.
+bool padded(const PoolShape& s) {
+  return s.pad.top || s.pad.left || reach_h(s) > s.h + s.pad.top || reach_w(s) > s.w + s.pad.left;
+}
+
+PrimExpr inside_or(const PoolShape& s, const Tap& t, const PrimExpr& value, const PrimExpr& outside) {
+  return padded(s) ? tir::select(t.inside, value, outside) : value;
+}
+
+constexpr int64_t kMaxUnrolledTaps = 16;
+
+// NCHW data with padding: a copy padded with `fill`, computed row by row by the schedule, so
+// that the taps of a vectorised output row load without bounds tests. Other layouts: the data.
+struct PoolSource {
+  te::Tensor data;
+  bool copied = false;
+
+  PrimExpr tap(const PoolShape& s, const te::Indices& i, const Tap& t, const PrimExpr& fill) const {
+    if (!copied) return inside_or(s, t, data(at_yx(i, s.layout, t.y, t.x)), fill);
+    return data(at_yx(i, s.layout, t.y + s.pad.top, t.x + s.pad.left));
+  }
+};
+
+PoolSource pool_source(const PoolShape& s, const te::Tensor& x, const PrimExpr& fill, const std::string& name) {
+  if (!s.nchw() || !padded(s) || s.taps() > kMaxUnrolledTaps) return {x, false};
+  std::vector<int64_t> shape = x.shape();
+  shape[2] = std::max(s.h + s.pad.top + s.pad.bottom, reach_h(s));
+  shape[3] = std::max(s.w + s.pad.left + s.pad.right, reach_w(s));
+  te::Tensor copy = te::compute(shape, name + "_data", [&](const te::Indices& i) {
+    PrimExpr y = i[2] - s.pad.top, z = i[3] - s.pad.left;
+    PrimExpr inside = tir::logical_and(tir::logical_and(tir::ge(y, 0), tir::lt(y, s.h)),
+                                       tir::logical_and(tir::ge(z, 0), tir::lt(z, s.w)));
+    return tir::select(inside, x(i[0], i[1], y, z), fill);
+  });
+  return {copy, true};
+}
+
+te::Tensor max_pool(const PoolShape& s, const te::Tensor& x, const std::string& name) {
+  const PrimExpr lowest = te::reduce_identity(te::ReduceKind::kMax, s.dtype);
+  const Layout2D& l = s.layout;
+  if (s.taps() <= kMaxUnrolledTaps) {
+    PoolSource src = pool_source(s, x, lowest, name);
+    // The reference kernel lets a NaN tap win and stay: the maximum, unless some tap is NaN
+    // (counted with selects rather than ||, which would keep the loop from vectorising).
+    return te::compute(s.out, name, [&](const te::Indices& i) {
+      PrimExpr best, nans;
+      for (int64_t r = 0; r < s.pool.h; ++r)
+        for (int64_t q = 0; q < s.pool.w; ++q) {
+          Tap t = tap_at(s, i[static_cast<size_t>(l.h)], i[static_cast<size_t>(l.w)], PrimExpr(r), PrimExpr(q));
+          PrimExpr v = src.tap(s, i, t, lowest);
+          best = best.defined() ? tir::max(best, v) : v;
+          if (!is_float(s.dtype)) continue;
+          PrimExpr nan = tir::select(tir::ne(v, v), tir::make_const(s.dtype, 1), tir::make_const(s.dtype, 0));
+          nans = nans.defined() ? nans + nan : nan;
+        }
+      if (!nans.defined()) return best;
+      return tir::select(tir::gt(nans, tir::make_const(s.dtype, 0)), tir::float_imm(std::nan(""), s.dtype), best);
+    });
+  }
+  te::IterVar r = te::reduce_axis(s.pool.h, "ry"), q = te::reduce_axis(s.pool.w, "rx");
+  te::Tensor best = te::compute(s.out, name + "_max", [&](const te::Indices& i) {
+    Tap t = tap_at(s, i[static_cast<size_t>(l.h)], i[static_cast<size_t>(l.w)], r, q);
+    return te::max(inside_or(s, t, x(at_yx(i, l, t.y, t.x)), lowest), {r, q});
+  });
+  if (!is_float(s.dtype)) return best;
+  // A reduction's maximum drops NaN: count the NaN taps beside it.
+  te::IterVar r2 = te::reduce_axis(s.pool.h, "ry"), q2 = te::reduce_axis(s.pool.w, "rx");
+  te::Tensor nans = te::compute(s.out, name + "_nans", [&](const te::Indices& i) {
+    Tap t = tap_at(s, i[static_cast<size_t>(l.h)], i[static_cast<size_t>(l.w)], r2, q2);
+    PrimExpr v = x(at_yx(i, l, t.y, t.x));
+    PrimExpr is_nan = tir::select(tir::ne(v, v), tir::int_imm(1, DType::kInt32), tir::int_imm(0, DType::kInt32));
+    return te::sum(inside_or(s, t, is_nan, tir::int_imm(0, DType::kInt32)), {r2, q2});
+  });
+  return te::compute(s.out, name, [&](const te::Indices& i) {
+    std::vector<PrimExpr> idx(i.begin(), i.end());
+    return tir::select(tir::gt(nans(idx), 0), tir::float_imm(std::nan(""), s.dtype), best(idx));
+  });
+}
+
+// Taps of one axis inside [0, extent) for windows starting at start = o * stride - pad.
+PrimExpr taps_inside(const PrimExpr& start, int64_t taps, int64_t dilation, int64_t extent) {
+  // first tap r with start + r * dilation >= 0, last one with start + r * dilation < extent
+  PrimExpr first = tir::max(PrimExpr(0), tir::floordiv(dilation - 1 - start, dilation));
+  PrimExpr last = tir::min(PrimExpr(taps - 1), tir::floordiv(extent - 1 - start, dilation));
+  return tir::max(PrimExpr(0), last - first + 1);
+}
+
+te::Tensor avg_pool(const PoolShape& s, const te::Tensor& x, bool count_include_pad, const std::string& name) {
+  const DType acc = nn::accumulate_dtype(s.dtype);
+  const Layout2D& l = s.layout;
+  // The divisor of each output row and column, as the reference kernel counts it.
+  auto divisor_axis = [&](int64_t out_extent, int64_t in_extent, int64_t taps, int64_t stride, int64_t dilation,
+                          int64_t before, int64_t after, const std::string& axis_name) {
+    return te::compute({out_extent}, name + "_count_" + axis_name, [&](const te::Indices& i) {
+      PrimExpr start = i[0] * stride - before;
+      if (count_include_pad) return taps_inside(start + before, taps, dilation, in_extent + before + after);
+      return taps_inside(start, taps, dilation, in_extent);
+    });
+  };
+  te::Tensor rows = divisor_axis(s.oh, s.h, s.pool.h, s.strides.h, s.dilation.h, s.pad.top, s.pad.bottom, "h");
+  te::Tensor cols = divisor_axis(s.ow, s.w, s.pool.w, s.strides.w, s.dilation.w, s.pad.left, s.pad.right, "w");
+  auto average = [&](const te::Indices& i, const PrimExpr& sum) {
+    PrimExpr count = rows(i[static_cast<size_t>(l.h)]) * cols(i[static_cast<size_t>(l.w)]);
+    PrimExpr mean = tir::select(tir::gt(count, 0), sum / tir::cast(acc, count), tir::make_const(acc, 0));
+    return nn::to_out_dtype(mean, s.dtype);
+  };
+  const PrimExpr zero = tir::make_const(acc, 0);
+  if (s.taps() <= kMaxUnrolledTaps) {
+    PoolSource src = pool_source(s, x, tir::make_const(s.dtype, 0), name);
+    return te::compute(s.out, name, [&](const te::Indices& i) {
+      PrimExpr sum;
+      for (int64_t r = 0; r < s.pool.h; ++r)
+        for (int64_t q = 0; q < s.pool.w; ++q) {
+          Tap t = tap_at(s, i[static_cast<size_t>(l.h)], i[static_cast<size_t>(l.w)], PrimExpr(r), PrimExpr(q));
+          PrimExpr v = tir::cast(acc, src.tap(s, i, t, tir::make_const(s.dtype, 0)));
+          sum = sum.defined() ? sum + v : v;
+        }
+      return average(i, sum);
+    });
+  }
+  te::IterVar r = te::reduce_axis(s.pool.h, "ry"), q = te::reduce_axis(s.pool.w, "rx");
+  te::Tensor sum = te::compute(s.out, name + "_sum", [&](const te::Indices& i) {
+    Tap t = tap_at(s, i[static_cast<size_t>(l.h)], i[static_cast<size_t>(l.w)], r, q);
+    return te::sum(inside_or(s, t, tir::cast(acc, x(at_yx(i, l, t.y, t.x))), zero), {r, q});
+  });
+  return te::compute(s.out, name,
+                     [&](const te::Indices& i) { return average(i, sum(std::vector<PrimExpr>(i.begin(), i.end()))); });
+}
+
+// NCHW global pools: rows of each plane combined first (a reduction over y with x innermost),
+// then the row of partial results.
+te::Tensor global_pool_nchw(const PoolShape& s, const te::Tensor& x, bool is_max, const std::string& name) {
+  const DType acc = is_max ? s.dtype : nn::accumulate_dtype(s.dtype);
+  const std::vector<int64_t>& in = x.shape();
+  te::IterVar y = te::reduce_axis(s.h, "ry");
+  te::Tensor rows = te::compute({in[0], in[1], s.w}, name + "_rows", [&](const te::Indices& i) {
+    PrimExpr v = tir::cast(acc, x(i[0], i[1], y, i[2]));
+    if (is_max) return te::max(v, {y});
+    return te::sum(v, {y});
+  });
+  te::IterVar c = te::reduce_axis(s.w, "rx");
+  te::Tensor plane = te::compute({in[0], in[1]}, name + "_plane", [&](const te::Indices& i) {
+    if (is_max) return te::max(rows(i[0], i[1], c), {c});
+    return te::sum(rows(i[0], i[1], c), {c});
+  });
+  if (!is_max) {
+    return te::compute(s.out, name, [&](const te::Indices& i) {
+      return nn::to_out_dtype(plane(i[0], i[1]) / tir::make_const(acc, static_cast<double>(s.h * s.w)), s.dtype);
+    });
+  }
+  if (!is_float(s.dtype)) return te::compute(s.out, name, [&](const te::Indices& i) { return plane(i[0], i[1]); });
+  te::IterVar y2 = te::reduce_axis(s.h, "ry"), x2 = te::reduce_axis(s.w, "rx");
+  te::Tensor nans = te::compute({in[0], in[1]}, name + "_nans", [&](const te::Indices& i) {
+    PrimExpr v = x(i[0], i[1], y2, x2);
+    return te::sum(tir::select(tir::ne(v, v), tir::int_imm(1, DType::kInt32), tir::int_imm(0, DType::kInt32)),
+                   {y2, x2});
+  });
+  return te::compute(s.out, name, [&](const te::Indices& i) {
+    return tir::select(tir::gt(nans(i[0], i[1]), 0), tir::float_imm(std::nan(""), s.dtype), plane(i[0], i[1]));
+  });
+}
+
+bool is_output(const ScheduleInput& in, const te::Tensor& t) {
+  return std::any_of(in.outputs.begin(), in.outputs.end(), [&](const te::Tensor& o) { return o.same_as(t); });
+}
+
+// Rows of an NCHW stage vectorised, whole planes per parallel task. Returns the row loop.
+te::IterVar schedule_rows(te::Stage& stage, int64_t work) {
+  const auto leaves = stage.leaf_iter_vars();
+  stage.vectorize(leaves[3]);
+  te::IterVar planes = stage.fuse(leaves[0], leaves[1]);
+  if (work >= nn::kMinParallelWork) stage.parallel(planes);
+  return leaves[2];
+}
+
+// Every stage the pool made (other than the group outputs) is inlined or computed at the root;
+// the outputs are rows.
+void pool_schedule(const ScheduleInput& in) {
+  PoolShape s = pool_shape(in.call);
+  const te::Tensor& out = in.anchor.at(0);
+  const int64_t work = nn::product(s.out) * s.taps();
+  std::vector<te::Tensor> stack = {out};
+  std::unordered_set<const te::OperationNode*> seen;
+  while (!stack.empty()) {
+    te::Tensor t = stack.back();
+    stack.pop_back();
+    if (t.op()->is_placeholder || !seen.insert(t.op().get()).second) continue;
+    for (const te::Tensor& i : t.op()->inputs) stack.push_back(i);
+    if (std::any_of(in.call.args.begin(), in.call.args.end(), [&](const te::Tensor& a) { return a.same_as(t); }))
+      continue;
+    te::Stage& stage = in.schedule[t];
+    if (is_output(in, t)) continue;
+    if (!t.op()->reduce && t.same_as(out)) {
+      stage.compute_inline();
+      continue;
+    }
+    if (!t.op()->reduce) continue;
+    const auto& axes = t.op()->axis;
+    if (t.ndim() == 3 && s.nchw() && t.name() == in.call.name + "_rows") {
+      // x innermost, the reduction over rows outside it: vector adds of whole rows.
+      stage.reorder({axes[0], axes[1], t.op()->reduce_axis[0], axes[2]});
+      stage.vectorize(axes[2]);
+      te::IterVar planes = stage.fuse(axes[0], axes[1]);
+      if (work >= nn::kMinParallelWork) stage.parallel(planes);
+      continue;
+    }
+    te::IterVar fused = nn::fuse_all(stage, std::vector<te::IterVar>(axes.begin(), axes.end()));
+    if (work >= nn::kMinParallelWork && fused->extent > 1) stage.parallel(fused);
+  }
+  te::Tensor copy = nn::find_tensor(out, in.call.name + "_data");
+  te::Tensor final_out = nn::single_output_like(in, out);
+  for (const te::Tensor& o : in.outputs) {
+    te::Stage& stage = in.schedule[o];
+    if (stage.attach() != te::Stage::Attach::kRoot || stage.op()->reduce) continue;
+    if (s.nchw() && o.ndim() == 4 && o.shape()[3] > 1) {
+      te::IterVar row = schedule_rows(stage, work);
+      if (copy.defined() && o.same_as(final_out)) {
+        te::Stage& pad = in.schedule[copy];
+        pad.compute_at(stage, row);
+        pad.vectorize(pad.leaf_iter_vars().back());
+      }
+    } else {
+      schedule_injective_stage(stage, in.target);
+    }
+  }
+  if (copy.defined() && in.schedule[copy].attach() == te::Stage::Attach::kRoot) schedule_rows(in.schedule[copy], work);
+}
+
+std::vector<te::Tensor> max_pool_compute(const ComputeInput& call) {
+  return {max_pool(pool_shape(call), call.args.at(0), call.name)};
+}
+
+std::vector<te::Tensor> avg_pool_compute(const ComputeInput& call) {
+  return {avg_pool(pool_shape(call), call.args.at(0), call.attrs.get_bool("count_include_pad"), call.name)};
+}
+
+std::vector<te::Tensor> global_pool_compute(const ComputeInput& call, bool is_max) {
+  PoolShape s = pool_shape(call);
+  if (s.nchw()) return {global_pool_nchw(s, call.args.at(0), is_max, call.name)};
+  return {is_max ? max_pool(s, call.args.at(0), call.name) : avg_pool(s, call.args.at(0), false, call.name)};
+}
+
+void register_pool_strategies() {
+  StrategyRegistry& r = StrategyRegistry::global();
+  r.set_compute("nn.max_pool2d", max_pool_compute);
+  r.set_compute("nn.avg_pool2d", avg_pool_compute);
+  r.set_compute("nn.global_max_pool2d", [](const ComputeInput& call) { return global_pool_compute(call, true); });
+  r.set_compute("nn.global_avg_pool2d", [](const ComputeInput& call) { return global_pool_compute(call, false); });
+  for (const char* op : {"nn.max_pool2d", "nn.avg_pool2d", "nn.global_max_pool2d", "nn.global_avg_pool2d"})
+    r.set_schedule(op, pool_schedule);
+}
+
 }  // namespace
 
 void register_nn_pool_ops(OpRegistry& registry) {
@@ -157,6 +483,7 @@ void register_nn_pool_ops(OpRegistry& registry) {
       .set_pattern(OpPattern::kOpaque);
   add_global_pool_attrs(registry.add("nn.global_avg_pool2d").describe("Mean over the spatial axes, kept as 1 x 1."));
   add_global_pool_attrs(registry.add("nn.global_max_pool2d").describe("Maximum over the spatial axes, kept as 1 x 1."));
+  register_pool_strategies();
 }
 
 }  // namespace kiln

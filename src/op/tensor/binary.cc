@@ -4,6 +4,8 @@
 //
 // Integer divide truncates toward zero, as C and ONNX's Div do; integer add/subtract/
 // multiply/power wrap around on overflow. See src/runtime/kernels/tensor/binary.cc.
+#include "kiln/op/strategy.h"
+#include "op/compute_util.h"
 #include "op/op_util.h"
 #include "op/tensor/elemwise_checks.h"
 
@@ -42,9 +44,23 @@ void add_binary_op(OpRegistry& registry, const std::string& name, const std::str
       .set_pattern(OpPattern::kBroadcast);
 }
 
+// Arithmetic that C's operators compute exactly as the reference kernels do.
+void add_arithmetic_compute(const std::string& name, tir::PrimExpr (*combine)(tir::PrimExpr, tir::PrimExpr)) {
+  StrategyRegistry::global().set_compute(name, [combine](const ComputeInput& call) {
+    const TensorTypeNode& out = expect_tensor(call.out_type, "result");
+    const te::Tensor a = call.args[0], b = call.args[1];
+    return std::vector<te::Tensor>{te::compute(out.shape, call.name, [&](const te::Indices& i) {
+      return combine(broadcast_read(a, i), broadcast_read(b, i));
+    })};
+  });
+}
+
 }  // namespace
 
 void register_tensor_binary_ops(OpRegistry& registry) {
+  add_arithmetic_compute("add", tir::add);
+  add_arithmetic_compute("subtract", tir::sub);
+  add_arithmetic_compute("multiply", tir::mul);
   const DTypeClass numeric = DTypeClass::kNumeric;
   const Result same = Result::kSameDType;
   add_binary_op(registry, "add", "lhs + rhs, broadcasting; integers wrap on overflow.", numeric, same);

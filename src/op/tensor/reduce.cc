@@ -7,6 +7,7 @@
 // argmax/argmin return int64 indices, as ONNX ArgMax/ArgMin do (Relay returns int32);
 // with several reduced axes the index is row-major over the reduced axes.
 // mean of integers truncates toward zero; sum/prod of integers wrap on overflow.
+#include "kiln/op/strategy.h"
 #include "op/op_util.h"
 #include "op/tensor/elemwise_checks.h"
 
@@ -51,6 +52,30 @@ Type reduce_relation(const std::vector<Type>& args, const Attrs& attrs, DTypeCla
   return tensor_type(std::move(out), is_arg_reduce ? DType::kInt64 : data.dtype);
 }
 
+// sum: one reduce axis per reduced data axis; output axes map to the kept data axes.
+std::vector<te::Tensor> sum_compute(const ComputeInput& call) {
+  const te::Tensor data = call.args[0];
+  const std::vector<bool> reduced = reduced_axes(data.shape(), call.attrs);
+  const bool keepdims = call.attrs.get_bool("keepdims");
+  std::vector<te::IterVar> axes;
+  for (size_t d = 0; d < reduced.size(); ++d)
+    if (reduced[d]) axes.push_back(te::reduce_axis(data.shape()[d], cat("k", d)));
+  const TensorTypeNode& out = expect_tensor(call.out_type, "result");
+  return {te::compute(out.shape, call.name, [&](const te::Indices& i) {
+    std::vector<tir::PrimExpr> index;
+    size_t next_out = 0, next_axis = 0;
+    for (size_t d = 0; d < reduced.size(); ++d) {
+      if (reduced[d]) {
+        index.push_back(axes[next_axis++]);
+        if (keepdims) ++next_out;
+      } else {
+        index.push_back(i[next_out++]);
+      }
+    }
+    return te::sum(data(index), axes);
+  })};
+}
+
 void add_reduce_op(OpRegistry& registry, const std::string& name, const std::string& doc, DTypeClass accepted) {
   registry.add(name)
       .describe(doc)
@@ -84,6 +109,7 @@ void add_arg_reduce_op(OpRegistry& registry, const std::string& name, const std:
 void register_tensor_reduce_ops(OpRegistry& registry) {
   const DTypeClass numeric = DTypeClass::kNumeric;
   add_reduce_op(registry, "sum", "Sum over the axes; integers wrap on overflow.", numeric);
+  StrategyRegistry::global().set_compute("sum", sum_compute);
   add_reduce_op(registry, "mean", "Mean over the axes; for integers the quotient truncates toward zero.", numeric);
   add_reduce_op(registry, "prod", "Product over the axes; integers wrap on overflow.", numeric);
   add_reduce_op(registry, "max", "Maximum over the axes; NaN propagates; -inf (or the lowest integer) over nothing.",

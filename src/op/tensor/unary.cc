@@ -3,6 +3,8 @@
 // sign, clip (every dtype but bool); isnan, isinf, isfinite (float dtypes, bool result);
 // logical_not (bool); cast (any dtype to any dtype). All are elementwise and keep the
 // shape of their argument; cast and the is* predicates change the dtype.
+#include "kiln/op/strategy.h"
+#include "op/compute_util.h"
 #include "op/op_util.h"
 #include "op/tensor/elemwise_checks.h"
 
@@ -55,9 +57,19 @@ Type cast_relation(const std::vector<Type>& args, const Attrs& attrs) {
   return tensor_type(data.shape, dtype);
 }
 
+// Float math that the C library computes as the reference kernels' std:: functions do.
+void add_math_compute(const std::string& name, const std::string& intrinsic) {
+  StrategyRegistry::global().set_compute(name, [intrinsic](const ComputeInput& call) {
+    const te::Tensor x = call.args[0];
+    return std::vector<te::Tensor>{te::compute(
+        x.shape(), call.name, [&](const te::Indices& i) { return tir::call(intrinsic, {x(index_exprs(i))}); })};
+  });
+}
+
 }  // namespace
 
 void register_tensor_unary_ops(OpRegistry& registry) {
+  for (const char* name : {"exp", "log", "sqrt", "tanh", "erf", "sin", "cos"}) add_math_compute(name, name);
   const DTypeClass fp = DTypeClass::kFloat;
   add_unary_op(registry, "sigmoid", "1 / (1 + exp(-x)).", fp);
   add_unary_op(registry, "tanh", "Hyperbolic tangent.", fp);

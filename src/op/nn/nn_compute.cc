@@ -1,0 +1,113 @@
+#include "op/nn/nn_compute.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <unordered_set>
+
+#include "kiln/support/error.h"
+#include "kiln/support/strings.h"
+
+namespace kiln::nn {
+
+using tir::PrimExpr;
+
+DType accumulate_dtype(DType dtype) { return dtype == DType::kFloat32 ? DType::kFloat32 : DType::kFloat64; }
+
+PrimExpr to_out_dtype(const PrimExpr& value, DType out) {
+  if (value.dtype() == out) return value;
+  if (is_float(out) || !is_float(value.dtype())) return tir::cast(out, value);
+  if (out == DType::kBool) return tir::cast(out, value);
+  double lo = 0, hi = 0;
+  dispatch_dtype(out, [&](auto zero) {
+    using T = decltype(zero);
+    if constexpr (std::is_integral_v<T>) {
+      lo = static_cast<double>(std::numeric_limits<T>::lowest());
+      hi = static_cast<double>(std::numeric_limits<T>::max());
+    }
+  });
+  DType f = value.dtype();
+  PrimExpr r = tir::call("round", {value});
+  PrimExpr saturated =
+      tir::select(tir::le(r, tir::make_const(f, lo)), tir::make_const(out, lo),
+                  tir::select(tir::ge(r, tir::make_const(f, hi)), tir::make_const(out, hi), tir::cast(out, r)));
+  return tir::select(tir::ne(value, value), tir::make_const(out, 0), saturated);
+}
+
+namespace {
+
+const std::vector<std::pair<int64_t, int64_t>>& nn_tiles() {
+  static const std::vector<std::pair<int64_t, int64_t>> tiles = {{1, 16}, {2, 16}, {4, 16}, {8, 16},
+                                                                 {1, 32}, {2, 32}, {4, 32}, {8, 32}};
+  return tiles;
+}
+
+const std::vector<std::pair<int64_t, int64_t>>& nt_tiles() {
+  static const std::vector<std::pair<int64_t, int64_t>> tiles = {{1, 1}, {1, 4}, {1, 8}, {2, 4}, {4, 4}};
+  return tiles;
+}
+
+}  // namespace
+
+bool has_nn_tile(int64_t mr, int64_t nr) {
+  const auto& t = nn_tiles();
+  return std::find(t.begin(), t.end(), std::pair{mr, nr}) != t.end();
+}
+
+bool has_nt_tile(int64_t mr, int64_t nr) {
+  const auto& t = nt_tiles();
+  return std::find(t.begin(), t.end(), std::pair{mr, nr}) != t.end();
+}
+
+tir::Stmt sgemm_nn_call(const NNTileCall& t) {
+  check(has_nn_tile(t.mr, t.nr), "no NN micro-kernel tile ", t.mr, "x", t.nr);
+  std::vector<PrimExpr> args = {t.k, t.taps_h, t.taps_w, t.a,    t.a_row, t.a_k,   t.a_th, t.a_tw,
+                                t.b, t.b_k,    t.b_th,   t.b_tw, t.c,     t.c_row, t.n};
+  return tir::Evaluate{tir::extern_call(cat("kiln_sgemm_nn_f32_", t.mr, "x", t.nr), std::move(args))};
+}
+
+tir::Stmt sgemm_nt_call(int64_t mr, int64_t nr, PrimExpr k, PrimExpr a, PrimExpr lda, PrimExpr b, PrimExpr ldb,
+                        PrimExpr c, PrimExpr ldc) {
+  check(has_nt_tile(mr, nr), "no NT micro-kernel tile ", mr, "x", nr);
+  return tir::Evaluate{tir::extern_call(cat("kiln_sgemm_nt_f32_", mr, "x", nr), {k, a, lda, b, ldb, c, ldc})};
+}
+
+int64_t first_divisor(int64_t extent, std::initializer_list<int64_t> options) {
+  for (int64_t o : options)
+    if (o > 0 && extent % o == 0) return o;
+  return 0;
+}
+
+int64_t round_up(int64_t value, int64_t multiple) { return (value + multiple - 1) / multiple * multiple; }
+
+int64_t product(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+te::Tensor find_tensor(const te::Tensor& root, const std::string& name) {
+  std::vector<te::Tensor> stack = {root};
+  std::unordered_set<const te::OperationNode*> seen;
+  while (!stack.empty()) {
+    te::Tensor t = stack.back();
+    stack.pop_back();
+    if (!seen.insert(t.op().get()).second) continue;
+    if (t.name() == name) return t;
+    for (const te::Tensor& in : t.op()->inputs) stack.push_back(in);
+  }
+  return {};
+}
+
+te::Tensor single_output_like(const ScheduleInput& in, const te::Tensor& anchor_out) {
+  if (in.outputs.size() != 1 || in.outputs[0].shape() != anchor_out.shape()) return {};
+  return in.outputs[0];
+}
+
+te::IterVar fuse_all(te::Stage& stage, const std::vector<te::IterVar>& leaves) {
+  te::IterVar fused = leaves.at(0);
+  for (size_t i = 1; i < leaves.size(); ++i) fused = stage.fuse(fused, leaves[i]);
+  return fused;
+}
+
+}  // namespace kiln::nn

@@ -1,0 +1,54 @@
+// Tensor-expression helpers shared by the compute-heavy nn ops (conv.cc, dense.cc, pool.cc):
+// the arithmetic type of the reference kernels, the calls of the register-tile micro-kernels
+// of kiln/runtime/microkernels.h, and small schedule utilities.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kiln/op/strategy.h"
+#include "kiln/te/schedule.h"
+#include "kiln/te/tensor.h"
+
+namespace kiln::nn {
+
+// The type the reference kernels compute in for tensors of `dtype` (compute_view.h): float for
+// float32, double for float64 and integers.
+DType accumulate_dtype(DType dtype);
+// `value` (of the accumulate dtype) stored as `out`, as the reference kernels' OutView does:
+// integers round to nearest and saturate, NaN becomes 0.
+tir::PrimExpr to_out_dtype(const tir::PrimExpr& value, DType out);
+
+// The call of kiln_sgemm_nn_f32_<mr>x<nr>: c[i, j] += sum over taps (r, s) and p of
+// a[i*a_row + p*a_k + r*a_th + s*a_tw] * b[p*b_k + r*b_th + s*b_tw + j] for j < n.
+struct NNTileCall {
+  int64_t mr = 0, nr = 0;
+  tir::PrimExpr k, taps_h, taps_w;
+  tir::PrimExpr a, a_row, a_k, a_th, a_tw;
+  tir::PrimExpr b, b_k, b_th, b_tw;
+  tir::PrimExpr c, c_row, n;
+};
+tir::Stmt sgemm_nn_call(const NNTileCall& t);
+// The call of kiln_sgemm_nt_f32_<mr>x<nr>: c[i*ldc + j] += sum_p a[i*lda + p] * b[j*ldb + p].
+tir::Stmt sgemm_nt_call(int64_t mr, int64_t nr, tir::PrimExpr k, tir::PrimExpr a, tir::PrimExpr lda, tir::PrimExpr b,
+                        tir::PrimExpr ldb, tir::PrimExpr c, tir::PrimExpr ldc);
+// Register tiles the micro-kernel header defines.
+bool has_nn_tile(int64_t mr, int64_t nr);
+bool has_nt_tile(int64_t mr, int64_t nr);
+
+// The largest of `options` (in the order given) that divides `extent`; 0 when none does.
+int64_t first_divisor(int64_t extent, std::initializer_list<int64_t> options);
+int64_t round_up(int64_t value, int64_t multiple);
+int64_t product(const std::vector<int64_t>& shape);
+
+// The tensor named `name` among `root` and everything it reads; undefined when absent.
+te::Tensor find_tensor(const te::Tensor& root, const std::string& name);
+// The only output of the group, when it has the anchor's shape; undefined otherwise.
+te::Tensor single_output_like(const ScheduleInput& in, const te::Tensor& anchor_out);
+
+// Fuses the consecutive leaves `leaves` (outer first) into one loop.
+te::IterVar fuse_all(te::Stage& stage, const std::vector<te::IterVar>& leaves);
+// Below this many multiply-adds a kernel runs on one thread.
+constexpr int64_t kMinParallelWork = 1 << 15;
+
+}  // namespace kiln::nn

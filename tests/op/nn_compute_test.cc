@@ -1,0 +1,258 @@
+// Compute definitions and schedules of the compute-heavy nn ops (conv, dense, matmul, pools):
+// every case is lowered, compiled and run, and compared with the interpreter's reference kernels.
+// The shapes exercise each schedule path (micro-kernel tiles, padded rows, gathered taps,
+// depthwise rows, unrolled and reduced pool windows) and tiles that do not divide the shapes.
+#include <gtest/gtest.h>
+
+#include "kiln/op/strategy.h"
+#include "op/compute_test_util.h"
+
+namespace kiln {
+namespace {
+
+using testing::CompareOptions;
+using testing::expect_compiled_matches_interpreter;
+
+// Sums over many terms in a different order than the reference kernels.
+CompareOptions reduction_tolerance() {
+  CompareOptions o;
+  o.rtol = 1e-4;
+  o.atol = 1e-4;
+  return o;
+}
+
+std::string conv_fn(const std::string& data, const std::string& weight, const std::string& attrs,
+                    const std::string& dtype = "float32") {
+  return "fn (%x: Tensor[(" + data + "), " + dtype + "], %w: Tensor[(" + weight + "), " + dtype +
+         "], Primitive=1) { nn.conv2d(%x, %w" + (attrs.empty() ? "" : ", " + attrs) + ") }";
+}
+
+void expect_conv(const std::string& data, const std::string& weight, const std::string& attrs) {
+  SCOPED_TRACE(data + " * " + weight + " " + attrs);
+  expect_compiled_matches_interpreter(conv_fn(data, weight, attrs), reduction_tolerance());
+}
+
+// The fused cases need the element-wise ops' computes, which live in other op files.
+bool has_computes(std::initializer_list<const char*> ops) {
+  for (const char* op : ops)
+    if (!StrategyRegistry::global().find(op)) return false;
+  return true;
+}
+
+TEST(NnCompute, Conv2dPaddedRowsUsesTheMicroKernel) {
+  std::string source = expect_compiled_matches_interpreter(
+      conv_fn("1, 8, 10, 11", "16, 8, 3, 3", "padding=[1, 1, 1, 1]"), reduction_tolerance());
+  EXPECT_NE(source.find("kiln_sgemm_nn_f32_8x16("), std::string::npos) << source;
+}
+
+TEST(NnCompute, Conv2dAsymmetricPaddingDilationAndKernels) {
+  expect_conv("2, 5, 12, 9", "12, 5, 3, 2", "padding=[1, 0, 2, 1], dilation=[2, 1]");
+  expect_conv("1, 3, 9, 10", "4, 3, 1, 5", "padding=[0, 2, 0, 2]");
+  expect_conv("1, 2, 6, 6", "8, 2, 6, 6", "");  // the window covers the whole input
+}
+
+TEST(NnCompute, Conv2dDirect1x1) {
+  expect_conv("2, 6, 9, 7", "12, 6, 1, 1", "");      // 63 positions: one partial tile
+  expect_conv("1, 20, 10, 10", "24, 20, 1, 1", "");  // two tiles of 64 positions, the last partial
+  std::string source =
+      expect_compiled_matches_interpreter(conv_fn("1, 16, 16, 16", "32, 16, 1, 1", ""), reduction_tolerance());
+  EXPECT_NE(source.find("kiln_sgemm_nn_f32_8x16("), std::string::npos) << source;
+}
+
+TEST(NnCompute, Conv2dStridedGathersTaps) {
+  expect_conv("1, 6, 13, 11", "16, 6, 3, 3", "strides=[2, 2], padding=[1, 1, 1, 1]");
+  expect_conv("1, 4, 56, 56", "8, 4, 3, 3", "strides=[2, 2], padding=[1, 1, 1, 1]");  // tiles of whole rows
+  expect_conv("2, 3, 23, 21", "8, 3, 7, 7", "strides=[2, 2], padding=[3, 3, 3, 3]");
+  expect_conv("1, 8, 14, 14", "16, 8, 1, 1", "strides=[2, 2]");
+  expect_conv("1, 4, 15, 12", "4, 4, 3, 3", "strides=[3, 2], padding=[2, 1, 0, 1], dilation=[1, 2]");
+}
+
+TEST(NnCompute, Conv2dChannelsThatDoNotFillATile) {
+  expect_conv("1, 5, 8, 8", "7, 5, 3, 3", "padding=[1, 1, 1, 1]");  // 7 output channels: tiles of 1
+  expect_conv("1, 5, 8, 8", "6, 5, 1, 1", "");                      // tiles of 2
+  expect_conv("1, 3, 9, 9", "12, 3, 3, 3", "strides=[2, 2]");       // tiles of 4
+}
+
+TEST(NnCompute, Conv2dGrouped) {
+  expect_conv("1, 8, 9, 10", "12, 4, 3, 3", "padding=[1, 1, 1, 1], groups=2");
+  expect_conv("2, 24, 8, 8", "48, 8, 3, 3", "strides=[2, 2], padding=[1, 1, 1, 1], groups=3");
+  expect_conv("1, 16, 7, 7", "32, 4, 1, 1", "groups=4");
+}
+
+TEST(NnCompute, Conv2dDepthwise) {
+  expect_conv("1, 8, 12, 13", "8, 1, 3, 3", "padding=[1, 1, 1, 1], groups=8");
+  expect_conv("2, 6, 15, 15", "6, 1, 3, 3", "strides=[2, 2], padding=[1, 1, 1, 1], groups=6");
+  expect_conv("1, 4, 16, 16", "4, 1, 5, 5", "strides=[2, 2], padding=[2, 2, 2, 2], groups=4");
+  expect_conv("1, 3, 10, 9", "6, 1, 3, 3", "padding=[0, 1, 2, 1], dilation=[2, 1], groups=3");  // multiplier 2
+  expect_conv("1, 4, 7, 7", "4, 1, 3, 3", "groups=4");                                          // unpadded
+}
+
+TEST(NnCompute, Conv2dOtherDtypes) {
+  expect_compiled_matches_interpreter(conv_fn("1, 3, 6, 6", "4, 3, 3, 3", "padding=[1, 1, 1, 1]", "float64"));
+  expect_compiled_matches_interpreter(conv_fn("1, 3, 6, 6", "4, 3, 3, 3", "strides=[2, 2], groups=1", "int32"));
+  expect_compiled_matches_interpreter(
+      "fn (%x: Tensor[(1, 2, 5, 5), int8], %w: Tensor[(3, 2, 3, 3), int8], Primitive=1) "
+      "{ nn.conv2d(%x, %w, padding=[1, 1, 1, 1], out_dtype=\"int32\") }");
+  expect_compiled_matches_interpreter(
+      "fn (%x: Tensor[(1, 2, 5, 5), float32], %w: Tensor[(3, 2, 3, 3), float32], Primitive=1) "
+      "{ nn.conv2d(%x, %w, out_dtype=\"float64\") }",
+      reduction_tolerance());
+}
+
+TEST(NnCompute, Conv2dFusedBiasRelu) {
+  if (!has_computes({"nn.bias_add", "nn.relu"})) GTEST_SKIP() << "nn.bias_add or nn.relu has no compute yet";
+  auto fused = [](const std::string& data, const std::string& weight, int64_t channels, const std::string& attrs) {
+    std::string fn = "fn (%x: Tensor[(" + data + "), float32], %w: Tensor[(" + weight + "), float32], %b: Tensor[(" +
+                     std::to_string(channels) + "), float32], Primitive=1) { %0 = nn.conv2d(%x, %w" +
+                     (attrs.empty() ? "" : ", " + attrs) + "); %1 = nn.bias_add(%0, %b); nn.relu(%1) }";
+    SCOPED_TRACE(fn);
+    return expect_compiled_matches_interpreter(fn, reduction_tolerance());
+  };
+  fused("1, 8, 10, 11", "16, 8, 3, 3", 16, "padding=[1, 1, 1, 1]");     // padded rows
+  std::string direct = fused("1, 16, 10, 10", "24, 16, 1, 1", 24, "");  // direct, tiles in the loop
+  EXPECT_NE(direct.find("kiln_sgemm_nn_f32_8x16("), std::string::npos) << direct;
+  fused("1, 6, 13, 11", "16, 6, 3, 3", 16, "strides=[2, 2], padding=[1, 1, 1, 1]");  // gathered taps
+  fused("1, 8, 12, 13", "8, 1, 3, 3", 8, "padding=[1, 1, 1, 1], groups=8");          // depthwise
+}
+
+TEST(NnCompute, Conv2dTranspose) {
+  auto expect = [](const std::string& data, const std::string& weight, const std::string& attrs) {
+    std::string fn = "fn (%x: Tensor[(" + data + "), float32], %w: Tensor[(" + weight +
+                     "), float32], Primitive=1) { nn.conv2d_transpose(%x, %w" + (attrs.empty() ? "" : ", " + attrs) +
+                     ") }";
+    SCOPED_TRACE(fn);
+    expect_compiled_matches_interpreter(fn, reduction_tolerance());
+  };
+  expect("1, 4, 5, 6", "4, 3, 3, 3", "");
+  expect("2, 4, 5, 6", "4, 2, 3, 3", "strides=[2, 2], padding=[1, 1, 1, 1], output_padding=[1, 1]");
+  expect("1, 8, 7, 9", "8, 3, 3, 4",
+         "strides=[2, 3], padding=[1, 2, 0, 1], output_padding=[1, 0], groups=2, dilation=[1, 2]");
+}
+
+std::string product_fn(const std::string& op, const std::string& a, const std::string& b, const std::string& attrs,
+                       const std::string& dtype = "float32") {
+  return "fn (%a: Tensor[(" + a + "), " + dtype + "], %b: Tensor[(" + b + "), " + dtype + "], Primitive=1) { " + op +
+         "(%a, %b" + (attrs.empty() ? "" : ", " + attrs) + ") }";
+}
+
+void expect_product(const std::string& op, const std::string& a, const std::string& b, const std::string& attrs = "") {
+  SCOPED_TRACE(op + " " + a + " * " + b + " " + attrs);
+  expect_compiled_matches_interpreter(product_fn(op, a, b, attrs), reduction_tolerance());
+}
+
+TEST(NnCompute, DenseTiles) {
+  std::string source =
+      expect_compiled_matches_interpreter(product_fn("nn.dense", "8, 40", "12, 40", ""), reduction_tolerance());
+  EXPECT_NE(source.find("kiln_sgemm_nt_f32_4x4("), std::string::npos) << source;
+  expect_product("nn.dense", "3, 10", "7, 10");      // no tile divides: 1 x 1
+  expect_product("nn.dense", "1, 70", "48, 70");     // a vector: 1 x 8, k with a partial vector
+  expect_product("nn.dense", "6, 33", "20, 33");     // 2 x 4
+  expect_product("nn.dense", "2, 4, 24", "16, 24");  // 3-D data
+  expect_product("nn.dense", "10", "6, 10");         // 1-D data
+  expect_product("nn.dense", "4, 100", "256, 100");  // several column blocks
+}
+
+TEST(NnCompute, DenseOtherDtypes) {
+  expect_compiled_matches_interpreter(product_fn("nn.dense", "3, 5", "4, 5", "", "int32"));
+  expect_compiled_matches_interpreter(product_fn("nn.dense", "3, 5", "4, 5", "", "float64"));
+  expect_compiled_matches_interpreter(product_fn("nn.dense", "3, 5", "4, 5", "out_dtype=\"int64\"", "int8"));
+}
+
+TEST(NnCompute, Matmul) {
+  std::string source =
+      expect_compiled_matches_interpreter(product_fn("nn.matmul", "2, 5, 10", "10, 37", ""), reduction_tolerance());
+  EXPECT_NE(source.find("kiln_sgemm_nn_f32_"), std::string::npos) << source;
+  expect_product("nn.matmul", "16, 24", "24, 100");      // several column tiles, the last partial
+  expect_product("nn.matmul", "2, 1, 5, 6", "3, 6, 7");  // batch broadcasting
+  expect_product("nn.matmul", "6, 5", "6, 9", "transpose_a=True");
+  expect_product("nn.matmul", "4, 5, 6", "8, 6", "transpose_b=True");
+  expect_product("nn.matmul", "6, 5", "9, 6", "transpose_a=True, transpose_b=True");
+  expect_product("nn.matmul", "6", "6, 4");  // vectors
+  expect_product("nn.matmul", "3, 6", "6");
+  expect_product("nn.matmul", "6", "6");
+  expect_compiled_matches_interpreter(product_fn("nn.matmul", "3, 4", "4, 5", "", "int64"));
+}
+
+TEST(NnCompute, BatchMatmul) {
+  expect_product("nn.batch_matmul", "3, 8, 16", "3, 12, 16");  // y transposed (the default)
+  expect_product("nn.batch_matmul", "3, 8, 16", "3, 16, 20", "transpose_b=False");
+  expect_product("nn.batch_matmul", "1, 5, 7", "4, 9, 7");  // batch 1 broadcast
+  expect_product("nn.batch_matmul", "4, 7, 5", "1, 7, 9", "transpose_a=True, transpose_b=False");
+  expect_product("nn.batch_matmul", "2, 7, 5", "2, 9, 7", "transpose_a=True");
+}
+
+TEST(NnCompute, DenseAndMatmulFusedAddRelu) {
+  if (!has_computes({"add", "nn.relu"})) GTEST_SKIP() << "add or nn.relu has no compute yet";
+  expect_compiled_matches_interpreter(
+      "fn (%x: Tensor[(8, 40), float32], %w: Tensor[(12, 40), float32], %b: Tensor[(12), float32], Primitive=1) "
+      "{ %0 = nn.dense(%x, %w); %1 = add(%0, %b); nn.relu(%1) }",
+      reduction_tolerance());
+  expect_compiled_matches_interpreter(
+      "fn (%x: Tensor[(1, 70), float32], %w: Tensor[(48, 70), float32], %b: Tensor[(48), float32], Primitive=1) "
+      "{ %0 = nn.dense(%x, %w); %1 = add(%0, %b); nn.relu(%1) }",
+      reduction_tolerance());
+  expect_compiled_matches_interpreter(
+      "fn (%x: Tensor[(1, 10, 24), float32], %w: Tensor[(24, 40), float32], %b: Tensor[(40), float32], Primitive=1) "
+      "{ %0 = nn.matmul(%x, %w); %1 = add(%0, %b); nn.relu(%1) }",
+      reduction_tolerance());
+}
+
+std::string pool_fn(const std::string& op, const std::string& shape, const std::string& attrs,
+                    const std::string& dtype = "float32") {
+  return "fn (%x: Tensor[(" + shape + "), " + dtype + "], Primitive=1) { " + op + "(%x" +
+         (attrs.empty() ? "" : ", " + attrs) + ") }";
+}
+
+void expect_pool(const std::string& op, const std::string& shape, const std::string& attrs,
+                 const std::string& dtype = "float32") {
+  SCOPED_TRACE(op + " " + shape + " " + attrs + " " + dtype);
+  expect_compiled_matches_interpreter(pool_fn(op, shape, attrs, dtype), reduction_tolerance());
+}
+
+TEST(NnCompute, MaxPool2d) {
+  expect_pool("nn.max_pool2d", "1, 4, 16, 16", "pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1]");
+  expect_pool("nn.max_pool2d", "2, 3, 11, 12", "pool_size=[2, 2], strides=[2, 2], ceil_mode=True");
+  expect_pool("nn.max_pool2d", "1, 3, 13, 9",
+              "pool_size=[3, 2], strides=[2, 1], padding=[1, 0, 2, 1], dilation=[2, 1]");
+  expect_pool("nn.max_pool2d", "1, 3, 17, 19", "pool_size=[5, 5], strides=[2, 2], padding=[2, 2]");  // a reduction
+  expect_pool("nn.max_pool2d", "1, 9, 8, 5", "pool_size=[3, 3], strides=[2, 2], padding=[1, 1], layout=\"NHWC\"");
+  expect_pool("nn.max_pool2d", "1, 3, 9, 9", "pool_size=[3, 3], strides=[2, 2], padding=[1, 1]", "int32");
+}
+
+TEST(NnCompute, AvgPool2d) {
+  expect_pool("nn.avg_pool2d", "1, 4, 16, 16", "pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1]");
+  expect_pool("nn.avg_pool2d", "1, 4, 16, 16",
+              "pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1], count_include_pad=True");
+  expect_pool("nn.avg_pool2d", "1, 3, 17, 19",
+              "pool_size=[3, 2], strides=[2, 1], padding=[1, 0, 2, 1], ceil_mode=True, count_include_pad=True");
+  expect_pool("nn.avg_pool2d", "1, 3, 17, 19",
+              "pool_size=[3, 2], strides=[2, 1], padding=[1, 0, 2, 1], ceil_mode=True");
+  expect_pool("nn.avg_pool2d", "2, 3, 17, 19", "pool_size=[5, 5], strides=[2, 2], padding=[2, 2], dilation=[1, 2]");
+  expect_pool("nn.avg_pool2d", "2, 3, 17, 19",
+              "pool_size=[5, 5], strides=[2, 2], padding=[2, 2], count_include_pad=True");
+  expect_pool("nn.avg_pool2d", "1, 7, 6, 5", "pool_size=[2, 2], padding=[1, 1], layout=\"NHWC\"");
+  expect_pool("nn.avg_pool2d", "1, 3, 9, 9", "pool_size=[3, 3], strides=[2, 2], padding=[1, 1]", "int32");
+  expect_pool("nn.avg_pool2d", "1, 3, 9, 9", "pool_size=[3, 3], strides=[2, 2], padding=[1, 1]", "float64");
+}
+
+TEST(NnCompute, GlobalPools) {
+  for (const char* op : {"nn.global_avg_pool2d", "nn.global_max_pool2d"}) {
+    expect_pool(op, "2, 5, 9, 11", "");
+    expect_pool(op, "1, 32, 56, 56", "");
+    expect_pool(op, "1, 6, 7, 5", "layout=\"NHWC\"");
+    expect_pool(op, "1, 3, 4, 4", "", "int32");
+  }
+}
+
+TEST(NnCompute, PoolFusedWithElementwise) {
+  if (!has_computes({"nn.relu"})) GTEST_SKIP() << "nn.relu has no compute yet";
+  expect_compiled_matches_interpreter(
+      "fn (%x: Tensor[(1, 4, 16, 16), float32], Primitive=1) "
+      "{ %0 = nn.max_pool2d(%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1]); nn.relu(%0) }");
+  expect_compiled_matches_interpreter(
+      "fn (%x: Tensor[(1, 4, 16, 16), float32], Primitive=1) { %0 = nn.global_avg_pool2d(%x); nn.relu(%0) }",
+      reduction_tolerance());
+}
+
+}  // namespace
+}  // namespace kiln
