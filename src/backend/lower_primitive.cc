@@ -32,7 +32,6 @@ std::string type_obstacle(const Type& type) {
   return "";
 }
 
-
 const TensorTypeNode& tensor_type_of(const Expr& e) { return expect_tensor(e->checked_type(), "a fused tensor"); }
 
 class Lowerer {
@@ -218,10 +217,18 @@ std::string compile_obstacle(const FunctionNode& fn) {
       [&why](const Expr& e) {
         const auto* call = as<CallNode>(e);
         if (!why.empty() || !call || !call->op()) return;
-        if (!StrategyRegistry::global().find(call->op()->name))
+        const OpStrategy* strategy = StrategyRegistry::global().find(call->op()->name);
+        if (!strategy) {
           why = "op " + call->op()->name + " has no compute";
-        else
-          why = type_obstacle(e->checked_type());
+          return;
+        }
+        why = type_obstacle(e->checked_type());
+        if (why.empty() && strategy->limit) {
+          std::vector<Type> arg_types;
+          for (const Expr& a : call->args) arg_types.push_back(a->checked_type());
+          if (std::string limit = strategy->limit(arg_types, e->checked_type()); !limit.empty())
+            why = "op " + call->op()->name + ": " + limit;
+        }
         for (const Expr& a : call->args)
           if (why.empty()) why = type_obstacle(a->checked_type());
       },

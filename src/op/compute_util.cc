@@ -6,6 +6,17 @@ std::vector<tir::PrimExpr> index_exprs(const te::Indices& indices) {
   return std::vector<tir::PrimExpr>(indices.begin(), indices.end());
 }
 
+std::vector<tir::PrimExpr> at_axis(const te::Indices& indices, size_t axis, tir::PrimExpr value) {
+  std::vector<tir::PrimExpr> out = index_exprs(indices);
+  out[axis] = std::move(value);
+  return out;
+}
+
+tir::PrimExpr channel_read(const te::Tensor& v, const te::Indices& out, int64_t axis) {
+  if (axis < 0) axis += static_cast<int64_t>(out.size());
+  return v({v.shape()[0] == 1 ? tir::int_imm(0) : tir::PrimExpr(out[static_cast<size_t>(axis)])});
+}
+
 tir::PrimExpr broadcast_read(const te::Tensor& t, const te::Indices& out) {
   const size_t rank = t.ndim(), offset = out.size() - rank;
   std::vector<tir::PrimExpr> index;

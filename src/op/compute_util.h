@@ -11,7 +11,14 @@ namespace kiln {
 // with the output's last axes; an axis of extent 1 repeats).
 tir::PrimExpr broadcast_read(const te::Tensor& t, const te::Indices& out);
 
+// The element of the 1-D tensor `v` (one value per channel, or a single value) that goes with
+// output element `out`, whose channel is out[axis].
+tir::PrimExpr channel_read(const te::Tensor& v, const te::Indices& out, int64_t axis);
+
 // The same indices as expressions.
 std::vector<tir::PrimExpr> index_exprs(const te::Indices& indices);
+
+// The same indices with the one at `axis` replaced by `value`.
+std::vector<tir::PrimExpr> at_axis(const te::Indices& indices, size_t axis, tir::PrimExpr value);
 
 }  // namespace kiln

@@ -17,10 +17,6 @@ int64_t extent_product(const std::vector<int64_t>& shape) {
   return n;
 }
 
-bool is_output(const ScheduleInput& in, const te::Tensor& t) {
-  return std::any_of(in.outputs.begin(), in.outputs.end(), [&](const te::Tensor& o) { return o.same_as(t); });
-}
-
 }  // namespace
 
 void schedule_injective_stage(te::Stage& stage, const Target& target) {
@@ -46,10 +42,21 @@ void schedule_injective(const ScheduleInput& in) {
   }
 }
 
-void schedule_reduce(const ScheduleInput& in) {
+// The reductions of the anchor: its own tensors, or the stages they finish (mean's sum).
+std::vector<te::Tensor> anchor_reductions(const ScheduleInput& in) {
+  std::vector<te::Tensor> out;
   for (const te::Tensor& t : in.anchor) {
+    if (t.op()->reduce) out.push_back(t);
+    for (const te::Tensor& input : t.op()->reduce ? std::vector<te::Tensor>{} : t.op()->inputs)
+      if (input.op()->reduce) out.push_back(input);
+  }
+  return out;
+}
+
+void schedule_reduce(const ScheduleInput& in) {
+  for (const te::Tensor& t : anchor_reductions(in)) {
     te::Stage& stage = in.schedule[t];
-    if (!stage.op()->reduce || stage.op()->axis.empty()) continue;
+    if (stage.op()->axis.empty()) continue;
     // Data-parallel axes come first among the leaves; fuse them and run the outer part in parallel.
     te::IterVar fused = stage.axis(0);
     for (size_t i = 1; i < stage.op()->axis.size(); ++i) fused = stage.fuse(fused, stage.axis(i));
@@ -58,9 +65,8 @@ void schedule_reduce(const ScheduleInput& in) {
     if (work >= kMinParallelElements && fused->extent > 1) stage.parallel(fused);
   }
   for (const te::Tensor& out : in.outputs) {
-    bool is_anchor =
-        std::any_of(in.anchor.begin(), in.anchor.end(), [&](const te::Tensor& a) { return a.same_as(out); });
-    if (!is_anchor && is_output(in, out)) schedule_injective_stage(in.schedule[out], in.target);
+    te::Stage& stage = in.schedule[out];
+    if (!stage.op()->reduce && stage.attach() == te::Stage::Attach::kRoot) schedule_injective_stage(stage, in.target);
   }
 }
 

@@ -23,10 +23,18 @@ StrategyRegistry& StrategyRegistry::global() {
   return registry;
 }
 
-void StrategyRegistry::set_compute(const std::string& op, ComputeFn compute) {
+void StrategyRegistry::set_compute(const std::string& op, ComputeFn compute, ComputeLimit limit) {
   OpStrategy& strategy = strategies_[op];
   if (strategy.compute) throw Error("op '" + op + "' already has a compute definition");
   strategy.compute = std::move(compute);
+  strategy.limit = std::move(limit);
+}
+
+std::string only_float_data(const std::vector<Type>& arg_types, const Type&) {
+  for (const Type& t : arg_types)
+    if (const TensorTypeNode* tensor = as_tensor(t); tensor && !is_float(tensor->dtype))
+      return "its compute covers float data only, not " + std::string(dtype_name(tensor->dtype));
+  return "";
 }
 
 void StrategyRegistry::set_schedule(const std::string& op, ScheduleFn schedule) {

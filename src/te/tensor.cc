@@ -133,8 +133,14 @@ PrimExpr reduce_combine(ReduceKind kind, PrimExpr accumulator, PrimExpr value) {
   switch (kind) {
     case ReduceKind::kSum: return accumulator + value;
     case ReduceKind::kProd: return accumulator * value;
-    case ReduceKind::kMax: return tir::max(accumulator, value);
-    case ReduceKind::kMin: return tir::min(accumulator, value);
+    case ReduceKind::kMax:
+    case ReduceKind::kMin: {
+      const bool is_max = kind == ReduceKind::kMax;
+      if (!is_float(value.dtype())) return is_max ? tir::max(accumulator, value) : tir::min(accumulator, value);
+      // A NaN, once met, stays: max/min propagate NaN as the reference kernels do.
+      const PrimExpr better = is_max ? tir::gt(value, accumulator) : tir::lt(value, accumulator);
+      return tir::select(tir::logical_or(better, tir::ne(value, value)), value, accumulator);
+    }
   }
   return {};
 }

@@ -115,6 +115,19 @@ TEST(NnCompute, Conv2dFusedBiasRelu) {
   fused("1, 8, 12, 13", "8, 1, 3, 3", 8, "padding=[1, 1, 1, 1], groups=8");          // depthwise
 }
 
+TEST(NnCompute, Conv2dOnePositionReadTwice) {
+  // Squeeze-excite: a 1x1 output whose value feeds both sigmoid and multiply (SiLU).
+  for (const char* attrs : {"", "strides=[2, 2]", "strides=[2, 2], padding=[1, 1, 1, 1]"}) {
+    SCOPED_TRACE(attrs);
+    const std::string kernel = std::string(attrs).find("padding") == std::string::npos ? "1, 1" : "3, 3";
+    expect_compiled_matches_interpreter("fn (%x: Tensor[(1, 32, 2, 2), float32], %w: Tensor[(8, 32, " + kernel +
+                                            "), float32], Primitive=1) { " + "%0 = nn.conv2d(%x, %w" +
+                                            (*attrs ? ", " + std::string(attrs) : "") +
+                                            "); %1 = sigmoid(%0); multiply(%0, %1) }",
+                                        reduction_tolerance());
+  }
+}
+
 TEST(NnCompute, Conv2dTranspose) {
   auto expect = [](const std::string& data, const std::string& weight, const std::string& attrs) {
     std::string fn = "fn (%x: Tensor[(" + data + "), float32], %w: Tensor[(" + weight +

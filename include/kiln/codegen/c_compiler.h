@@ -9,7 +9,13 @@ namespace kiln::codegen {
 
 struct CCompilerOptions {
   std::string compiler = "cc";
-  std::vector<std::string> flags = {"-O3", "-march=native", "-fPIC", "-shared", "-std=c11"};
+  std::vector<std::string> flags = {"-O3",
+                                    "-march=native",
+                                    "-fPIC",
+                                    "-shared",
+                                    "-std=c11",
+                                    "-fwrapv" /* integers wrap, as in the reference kernels */,
+                                    "-fno-math-errno" /* lets sqrt vectorize; results are unchanged */};
   std::string include_dir;  // kiln's include/ (for kernel_abi.h, microkernels.h); empty: default
   std::string cache_dir;    // empty: default_cache_dir()
 };

@@ -52,8 +52,14 @@ struct ScheduleInput {
 };
 using ScheduleFn = std::function<void(const ScheduleInput& in)>;
 
+// Why generated code cannot match the reference kernel for a call with these argument and
+// result types (e.g. integer division, whose division by zero the reference kernel reports),
+// or "" when it can. Such calls run on the reference kernel.
+using ComputeLimit = std::function<std::string(const std::vector<Type>& arg_types, const Type& out_type)>;
+
 struct OpStrategy {
   ComputeFn compute;
+  ComputeLimit limit;  // empty: every call the type relation accepts compiles
   // Empty: the default for the op's pattern (schedule_injective or schedule_reduce).
   ScheduleFn schedule;
 };
@@ -62,7 +68,7 @@ class StrategyRegistry {
  public:
   static StrategyRegistry& global();
   // Throws if the op already has a compute.
-  void set_compute(const std::string& op, ComputeFn compute);
+  void set_compute(const std::string& op, ComputeFn compute, ComputeLimit limit = {});
   void set_schedule(const std::string& op, ScheduleFn schedule);
   // nullptr when the op has no compute definition.
   const OpStrategy* find(const std::string& op) const;
@@ -76,6 +82,8 @@ class StrategyRegistry {
 // vector width, outer part parallel, inner part vectorised. Reduce: the reduction computed
 // at root with its data-parallel loops parallel, outputs as injective.
 void schedule_injective(const ScheduleInput& in);
+// A ComputeLimit for ops whose computes are exact only on float data.
+std::string only_float_data(const std::vector<Type>& arg_types, const Type& out_type);
 void schedule_reduce(const ScheduleInput& in);
 // Parallel + vectorised loops for one stage computed at root (helper for op schedules).
 void schedule_injective_stage(te::Stage& stage, const Target& target);

@@ -42,8 +42,6 @@ Type dropout_relation(const std::vector<Type>& args, const Attrs& attrs) {
   return tuple_type({args[0], args[0]});
 }
 
-}  // namespace
-
 void add_relu_compute() {
   StrategyRegistry::global().set_compute("nn.relu", [](const ComputeInput& call) {
     const te::Tensor x = call.args[0];
@@ -55,8 +53,29 @@ void add_relu_compute() {
   });
 }
 
+// Negative values scaled by a slope: alpha (leaky_relu) or alpha[channel] (prelu).
+void add_slope_computes() {
+  StrategyRegistry::global().set_compute("nn.leaky_relu", [](const ComputeInput& call) {
+    const te::Tensor x = call.args[0];
+    return std::vector<te::Tensor>{te::compute(x.shape(), call.name, [&](const te::Indices& i) {
+      const tir::PrimExpr v = x(index_exprs(i)), zero = tir::make_const(v.dtype(), 0);
+      return tir::select(tir::lt(v, zero), tir::make_const(v.dtype(), call.attrs.get_double("alpha")) * v, v);
+    })};
+  });
+  StrategyRegistry::global().set_compute("nn.prelu", [](const ComputeInput& call) {
+    const te::Tensor x = call.args[0], alpha = call.args[1];
+    return std::vector<te::Tensor>{te::compute(x.shape(), call.name, [&](const te::Indices& i) {
+      const tir::PrimExpr v = x(index_exprs(i)), zero = tir::make_const(v.dtype(), 0);
+      return tir::select(tir::lt(v, zero), channel_read(alpha, i, call.attrs.get_int("axis")) * v, v);
+    })};
+  });
+}
+
+}  // namespace
+
 void register_nn_activation_ops(OpRegistry& registry) {
   add_relu_compute();
+  add_slope_computes();
   registry.add("nn.relu")
       .describe("max(x, 0).")
       .arg("data")

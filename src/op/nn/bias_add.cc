@@ -1,6 +1,8 @@
 // Ops: nn.bias_add(data, bias) adds the 1-D bias along data's `axis` (default 1, the
 // channel axis of NCHW). It is a broadcast that keeps the frontend from having to reshape
 // bias into (C, 1, 1).
+#include "kiln/op/strategy.h"
+#include "op/compute_util.h"
 #include "op/op_util.h"
 #include "op/tensor/elemwise_checks.h"
 
@@ -23,9 +25,17 @@ Type bias_add_relation(const std::vector<Type>& args, const Attrs& attrs) {
   return args[0];
 }
 
+std::vector<te::Tensor> bias_add_compute(const ComputeInput& call) {
+  const te::Tensor data = call.args[0], bias = call.args[1];
+  const int64_t axis = call.attrs.get_int("axis");
+  return {te::compute(data.shape(), call.name,
+                      [&](const te::Indices& i) { return data(index_exprs(i)) + channel_read(bias, i, axis); })};
+}
+
 }  // namespace
 
 void register_nn_bias_add_ops(OpRegistry& registry) {
+  StrategyRegistry::global().set_compute("nn.bias_add", bias_add_compute);
   registry.add("nn.bias_add")
       .describe("data + bias broadcast along axis; bias has shape (data.shape[axis],). Integers wrap.")
       .arg("data")

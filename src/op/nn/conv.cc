@@ -310,9 +310,12 @@ ConvPlan plan_conv2d(const Conv2dShape& s) {
     plan.path = ConvPath::kDepthwise;
     return plan;
   }
+  const int64_t positions = s.oh * s.ow;
+  // One output position (squeeze-excite blocks) is a matrix-vector product; the generic
+  // reduction serves it, and the tiled paths cannot bound a single position read twice.
+  if (positions == 1) return plan;
   plan.mr = nn::first_divisor(s.ocg, {8, 4, 2, 1});
   plan.nr = 16;
-  const int64_t positions = s.oh * s.ow;
   const bool unit_stride = s.strides.h == 1 && s.strides.w == 1;
   if (unit_stride && s.kh == 1 && s.kw == 1 && !s.padded()) {
     plan.path = ConvPath::kDirect;

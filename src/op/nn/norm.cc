@@ -1,6 +1,8 @@
 // Ops: nn.batch_norm, nn.layer_norm.
 // batch_norm has inference semantics (the moving statistics normalise the data) and, like
 // Relay, returns (out, mean, var) where mean and var are the moving statistics.
+#include "kiln/op/strategy.h"
+#include "op/compute_util.h"
 #include "op/nn/window_attrs.h"
 
 namespace kiln {
@@ -54,9 +56,40 @@ OpDef& add_norm_attrs(OpDef& def, int64_t axis) {
       .attr("scale", AttrKind::kBool, true);
 }
 
+// As the reference kernel: two passes (the mean, then the mean of squared deviations), then
+// (x - mean) * (1 / sqrt(var + epsilon)) * gamma + beta.
+std::vector<te::Tensor> layer_norm_compute(const ComputeInput& call) {
+  const te::Tensor x = call.args[0], gamma = call.args[1], beta = call.args[2];
+  const size_t axis = static_cast<size_t>(normalize_axis(call.attrs.get_int("axis"), x.ndim()));
+  const int64_t extent = x.shape()[axis];
+  std::vector<int64_t> row_shape = x.shape();
+  row_shape[axis] = 1;
+  const DType dtype = x.dtype();
+  const tir::PrimExpr inv_extent = tir::make_const(dtype, 1.0 / static_cast<double>(std::max<int64_t>(extent, 1)));
+  const te::IterVar k = te::reduce_axis(extent, "k"), j = te::reduce_axis(extent, "j");
+  const te::Tensor mean = te::compute(row_shape, call.name + "_mean",
+                                      [&](const te::Indices& i) { return te::sum(x(at_axis(i, axis, k)), {k}); });
+  auto row_mean = [&](const te::Indices& i) { return mean(at_axis(i, axis, tir::int_imm(0))) * inv_extent; };
+  const te::Tensor var = te::compute(row_shape, call.name + "_var", [&](const te::Indices& i) {
+    const tir::PrimExpr d = x(at_axis(i, axis, j)) - row_mean(i);
+    return te::sum(d * d, {j});
+  });
+  const tir::PrimExpr epsilon = tir::make_const(dtype, call.attrs.get_double("epsilon"));
+  const bool scale = call.attrs.get_bool("scale"), center = call.attrs.get_bool("center");
+  return {te::compute(x.shape(), call.name, [&](const te::Indices& i) {
+    const tir::PrimExpr v = var(at_axis(i, axis, tir::int_imm(0)));
+    const tir::PrimExpr rstd = tir::make_const(dtype, 1) / tir::call("sqrt", {v * inv_extent + epsilon});
+    tir::PrimExpr y = (x(index_exprs(i)) - row_mean(i)) * rstd;
+    if (scale) y = y * channel_read(gamma, i, static_cast<int64_t>(axis));
+    if (center) y = y + channel_read(beta, i, static_cast<int64_t>(axis));
+    return y;
+  })};
+}
+
 }  // namespace
 
 void register_nn_norm_ops(OpRegistry& registry) {
+  StrategyRegistry::global().set_compute("nn.layer_norm", layer_norm_compute);
   add_norm_attrs(registry.add("nn.batch_norm")
                      .describe("Batch normalisation with the moving statistics: "
                                "(data - moving_mean) / sqrt(moving_var + epsilon) * gamma + beta along 'axis'. "

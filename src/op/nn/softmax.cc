@@ -1,4 +1,8 @@
 // Ops: nn.softmax, nn.log_softmax.
+#include <limits>
+
+#include "kiln/op/strategy.h"
+#include "op/compute_util.h"
 #include "op/nn/window_attrs.h"
 
 namespace kiln {
@@ -14,9 +18,41 @@ Type softmax_relation(const std::vector<Type>& args, const Attrs& attrs) {
   return args[0];
 }
 
+// As the reference kernel: the row maximum (0 for a row of -inf, so that exp gives 0, not
+// NaN) is subtracted before exp; softmax multiplies by 1/sum, log_softmax subtracts
+// max + log(sum).
+ComputeFn softmax_compute(bool is_log) {
+  return [is_log](const ComputeInput& call) {
+    const te::Tensor x = call.args[0];
+    const size_t axis = static_cast<size_t>(normalize_axis(call.attrs.get_int("axis"), x.ndim()));
+    std::vector<int64_t> row_shape = x.shape();
+    row_shape[axis] = 1;
+    const DType dtype = x.dtype();
+    const te::IterVar k = te::reduce_axis(x.shape()[axis], "k");
+    const te::Tensor row_max = te::compute(row_shape, call.name + "_max",
+                                           [&](const te::Indices& i) { return te::max(x(at_axis(i, axis, k)), {k}); });
+    auto shift = [&](const te::Indices& i) {
+      const tir::PrimExpr m = row_max(at_axis(i, axis, tir::int_imm(0)));
+      const tir::PrimExpr minus_inf = tir::make_const(dtype, -std::numeric_limits<double>::infinity());
+      return tir::select(tir::eq(m, minus_inf), tir::make_const(dtype, 0), m);
+    };
+    const te::IterVar j = te::reduce_axis(x.shape()[axis], "j");
+    const te::Tensor row_sum = te::compute(row_shape, call.name + "_sum", [&](const te::Indices& i) {
+      return te::sum(tir::call("exp", {x(at_axis(i, axis, j)) - shift(i)}), {j});
+    });
+    return std::vector<te::Tensor>{te::compute(x.shape(), call.name, [&](const te::Indices& i) {
+      const tir::PrimExpr v = x(index_exprs(i)), s = row_sum(at_axis(i, axis, tir::int_imm(0)));
+      if (is_log) return v - (shift(i) + tir::call("log", {s}));
+      return tir::call("exp", {v - shift(i)}) * (tir::make_const(dtype, 1) / s);
+    })};
+  };
+}
+
 }  // namespace
 
 void register_nn_softmax_ops(OpRegistry& registry) {
+  StrategyRegistry::global().set_compute("nn.softmax", softmax_compute(false));
+  StrategyRegistry::global().set_compute("nn.log_softmax", softmax_compute(true));
   registry.add("nn.softmax")
       .describe("exp(x - max) / sum(exp(x - max)) along 'axis'.")
       .arg("data")

@@ -4,6 +4,8 @@
 //
 // Integer divide truncates toward zero, as C and ONNX's Div do; integer add/subtract/
 // multiply/power wrap around on overflow. See src/runtime/kernels/tensor/binary.cc.
+#include <functional>
+
 #include "kiln/op/strategy.h"
 #include "op/compute_util.h"
 #include "op/op_util.h"
@@ -44,23 +46,57 @@ void add_binary_op(OpRegistry& registry, const std::string& name, const std::str
       .set_pattern(OpPattern::kBroadcast);
 }
 
-// Arithmetic that C's operators compute exactly as the reference kernels do.
-void add_arithmetic_compute(const std::string& name, tir::PrimExpr (*combine)(tir::PrimExpr, tir::PrimExpr)) {
-  StrategyRegistry::global().set_compute(name, [combine](const ComputeInput& call) {
-    const TensorTypeNode& out = expect_tensor(call.out_type, "result");
-    const te::Tensor a = call.args[0], b = call.args[1];
-    return std::vector<te::Tensor>{te::compute(out.shape, call.name, [&](const te::Indices& i) {
-      return combine(broadcast_read(a, i), broadcast_read(b, i));
-    })};
-  });
+// out[i] = combine(lhs[i'], rhs[i'']) with numpy broadcasting.
+void add_binary_compute(const std::string& name, std::function<tir::PrimExpr(tir::PrimExpr, tir::PrimExpr)> combine,
+                        ComputeLimit limit = {}) {
+  StrategyRegistry::global().set_compute(
+      name,
+      [combine](const ComputeInput& call) {
+        const TensorTypeNode& out = expect_tensor(call.out_type, "result");
+        const te::Tensor a = call.args[0], b = call.args[1];
+        return std::vector<te::Tensor>{te::compute(out.shape, call.name, [&](const te::Indices& i) {
+          return combine(broadcast_read(a, i), broadcast_read(b, i));
+        })};
+      },
+      std::move(limit));
+}
+
+// NaN in lhs wins; otherwise the comparison picks (NaN in rhs makes it pick rhs), as the
+// reference kernels' Maximum/Minimum do.
+tir::PrimExpr nan_aware_pick(tir::PrimExpr a, tir::PrimExpr b, bool is_max) {
+  const tir::PrimExpr pick = tir::select(is_max ? tir::gt(a, b) : tir::lt(a, b), a, b);
+  if (!is_float(a.dtype())) return is_max ? tir::max(a, b) : tir::min(a, b);
+  return tir::select(tir::ne(a, a), a, pick);
+}
+
+// The C operators compute these exactly as the reference kernels do (generated code is
+// built with -fwrapv, so integers wrap). Integer divide and power stay on the reference
+// kernels, which report division by zero.
+void add_binary_computes() {
+  add_binary_compute("add", tir::add);
+  add_binary_compute("subtract", tir::sub);
+  add_binary_compute("multiply", tir::mul);
+  add_binary_compute("divide", tir::div, only_float_data);
+  add_binary_compute(
+      "power",
+      [](tir::PrimExpr a, tir::PrimExpr b) {
+        return tir::call("pow", {a, b});
+      },
+      only_float_data);
+  add_binary_compute("maximum", [](tir::PrimExpr a, tir::PrimExpr b) { return nan_aware_pick(a, b, true); });
+  add_binary_compute("minimum", [](tir::PrimExpr a, tir::PrimExpr b) { return nan_aware_pick(a, b, false); });
+  add_binary_compute("equal", tir::eq);
+  add_binary_compute("not_equal", tir::ne);
+  add_binary_compute("less", tir::lt);
+  add_binary_compute("less_equal", tir::le);
+  add_binary_compute("greater", tir::gt);
+  add_binary_compute("greater_equal", tir::ge);
 }
 
 }  // namespace
 
 void register_tensor_binary_ops(OpRegistry& registry) {
-  add_arithmetic_compute("add", tir::add);
-  add_arithmetic_compute("subtract", tir::sub);
-  add_arithmetic_compute("multiply", tir::mul);
+  add_binary_computes();
   const DTypeClass numeric = DTypeClass::kNumeric;
   const Result same = Result::kSameDType;
   add_binary_op(registry, "add", "lhs + rhs, broadcasting; integers wrap on overflow.", numeric, same);

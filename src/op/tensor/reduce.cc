@@ -8,6 +8,7 @@
 // with several reduced axes the index is row-major over the reduced axes.
 // mean of integers truncates toward zero; sum/prod of integers wrap on overflow.
 #include "kiln/op/strategy.h"
+#include "op/compute_util.h"
 #include "op/op_util.h"
 #include "op/tensor/elemwise_checks.h"
 
@@ -52,28 +53,77 @@ Type reduce_relation(const std::vector<Type>& args, const Attrs& attrs, DTypeCla
   return tensor_type(std::move(out), is_arg_reduce ? DType::kInt64 : data.dtype);
 }
 
-// sum: one reduce axis per reduced data axis; output axes map to the kept data axes.
-std::vector<te::Tensor> sum_compute(const ComputeInput& call) {
-  const te::Tensor data = call.args[0];
-  const std::vector<bool> reduced = reduced_axes(data.shape(), call.attrs);
-  const bool keepdims = call.attrs.get_bool("keepdims");
-  std::vector<te::IterVar> axes;
-  for (size_t d = 0; d < reduced.size(); ++d)
-    if (reduced[d]) axes.push_back(te::reduce_axis(data.shape()[d], cat("k", d)));
-  const TensorTypeNode& out = expect_tensor(call.out_type, "result");
-  return {te::compute(out.shape, call.name, [&](const te::Indices& i) {
-    std::vector<tir::PrimExpr> index;
-    size_t next_out = 0, next_axis = 0;
-    for (size_t d = 0; d < reduced.size(); ++d) {
+// The reference kernels accumulate sums and products in double (floats) or 64 bits
+// (integers); so does generated code. max/min compare in the data's own dtype.
+DType accumulator_dtype(te::ReduceKind kind, DType dtype) {
+  if (kind == te::ReduceKind::kMax || kind == te::ReduceKind::kMin) return dtype;
+  if (is_float(dtype)) return DType::kFloat64;
+  return is_unsigned_int(dtype) ? DType::kUInt64 : DType::kInt64;
+}
+
+te::Reduce make_reduce(te::ReduceKind kind, tir::PrimExpr source, std::vector<te::IterVar> axes) {
+  switch (kind) {
+    case te::ReduceKind::kSum: return te::sum(std::move(source), std::move(axes));
+    case te::ReduceKind::kProd: return te::prod(std::move(source), std::move(axes));
+    case te::ReduceKind::kMax: return te::max(std::move(source), std::move(axes));
+    case te::ReduceKind::kMin: return te::min(std::move(source), std::move(axes));
+  }
+  return {};
+}
+
+// One reduce axis per reduced data axis; output axes map to the kept data axes. `mean`
+// divides the sum by the number of reduced elements (truncating for integers).
+ComputeFn reduce_compute(te::ReduceKind kind, bool is_mean) {
+  return [kind, is_mean](const ComputeInput& call) {
+    const te::Tensor data = call.args[0];
+    const std::vector<bool> reduced = reduced_axes(data.shape(), call.attrs);
+    const bool keepdims = call.attrs.get_bool("keepdims");
+    std::vector<te::IterVar> axes;
+    int64_t count = 1;
+    for (size_t d = 0; d < reduced.size(); ++d)
       if (reduced[d]) {
-        index.push_back(axes[next_axis++]);
-        if (keepdims) ++next_out;
-      } else {
-        index.push_back(i[next_out++]);
+        axes.push_back(te::reduce_axis(data.shape()[d], cat("k", d)));
+        count *= data.shape()[d];
       }
-    }
-    return te::sum(data(index), axes);
-  })};
+    const TensorTypeNode& out = expect_tensor(call.out_type, "result");
+    const DType acc_dtype = accumulator_dtype(kind, out.dtype);
+    const te::Tensor acc = te::compute(out.shape, call.name + "_acc", [&](const te::Indices& i) {
+      std::vector<tir::PrimExpr> index;
+      size_t next_out = 0, next_axis = 0;
+      for (size_t d = 0; d < reduced.size(); ++d) {
+        if (!reduced[d])
+          index.push_back(i[next_out++]);
+        else {
+          index.push_back(axes[next_axis++]);
+          if (keepdims) ++next_out;
+        }
+      }
+      return make_reduce(kind, tir::cast(acc_dtype, data(index)), axes);
+    });
+    if (!is_mean && acc_dtype == out.dtype) return std::vector<te::Tensor>{acc};
+    return std::vector<te::Tensor>{te::compute(out.shape, call.name, [&](const te::Indices& i) {
+      tir::PrimExpr value = acc(index_exprs(i));
+      if (is_mean) value = tir::div(value, tir::make_const(acc_dtype, static_cast<double>(count)));
+      return tir::cast(out.dtype, value);
+    })};
+  };
+}
+
+// Reductions over nothing give the reference kernels' special values (NaN means, 0 for
+// integer means); generated code leaves those to them.
+std::string no_empty_data(const std::vector<Type>& args, const Type&) {
+  for (int64_t d : expect_tensor(args[0], "data").shape)
+    if (d == 0) return "reductions of empty data stay on the reference kernel";
+  return "";
+}
+
+void add_reduce_computes() {
+  StrategyRegistry& registry = StrategyRegistry::global();
+  registry.set_compute("sum", reduce_compute(te::ReduceKind::kSum, false));
+  registry.set_compute("prod", reduce_compute(te::ReduceKind::kProd, false));
+  registry.set_compute("mean", reduce_compute(te::ReduceKind::kSum, true), no_empty_data);
+  registry.set_compute("max", reduce_compute(te::ReduceKind::kMax, false));
+  registry.set_compute("min", reduce_compute(te::ReduceKind::kMin, false));
 }
 
 void add_reduce_op(OpRegistry& registry, const std::string& name, const std::string& doc, DTypeClass accepted) {
@@ -107,9 +157,9 @@ void add_arg_reduce_op(OpRegistry& registry, const std::string& name, const std:
 }  // namespace
 
 void register_tensor_reduce_ops(OpRegistry& registry) {
+  add_reduce_computes();
   const DTypeClass numeric = DTypeClass::kNumeric;
   add_reduce_op(registry, "sum", "Sum over the axes; integers wrap on overflow.", numeric);
-  StrategyRegistry::global().set_compute("sum", sum_compute);
   add_reduce_op(registry, "mean", "Mean over the axes; for integers the quotient truncates toward zero.", numeric);
   add_reduce_op(registry, "prod", "Product over the axes; integers wrap on overflow.", numeric);
   add_reduce_op(registry, "max", "Maximum over the axes; NaN propagates; -inf (or the lowest integer) over nothing.",

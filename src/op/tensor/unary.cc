@@ -3,6 +3,10 @@
 // sign, clip (every dtype but bool); isnan, isinf, isfinite (float dtypes, bool result);
 // logical_not (bool); cast (any dtype to any dtype). All are elementwise and keep the
 // shape of their argument; cast and the is* predicates change the dtype.
+#include <cmath>
+#include <functional>
+#include <limits>
+
 #include "kiln/op/strategy.h"
 #include "op/compute_util.h"
 #include "op/op_util.h"
@@ -66,10 +70,98 @@ void add_math_compute(const std::string& name, const std::string& intrinsic) {
   });
 }
 
+// An elementwise compute: out[i] = fn(x[i]).
+void add_map_compute(const std::string& name, std::function<tir::PrimExpr(tir::PrimExpr, const ComputeInput&)> fn,
+                     ComputeLimit limit = {}) {
+  StrategyRegistry::global().set_compute(
+      name,
+      [fn](const ComputeInput& call) {
+        const te::Tensor x = call.args[0];
+        return std::vector<te::Tensor>{
+            te::compute(x.shape(), call.name, [&](const te::Indices& i) { return fn(x(index_exprs(i)), call); })};
+      },
+      std::move(limit));
+}
+
+// The range of an integer dtype other than uint64.
+std::pair<int64_t, int64_t> integer_range(DType dtype) {
+  const int bits = 8 * static_cast<int>(dtype_bytes(dtype));
+  if (is_unsigned_int(dtype)) return {0, static_cast<int64_t>((uint64_t{1} << bits) - 1)};
+  const int64_t highest = static_cast<int64_t>((uint64_t{1} << (bits - 1)) - 1);
+  return {-highest - 1, highest};
+}
+
+// x rounded toward zero into the dtype's range (as the reference kernels' saturating_trunc).
+int64_t saturate(double x, DType dtype) {
+  const auto [lowest, highest] = integer_range(dtype);
+  if (x <= static_cast<double>(lowest)) return lowest;
+  if (x >= static_cast<double>(highest)) return highest;
+  return static_cast<int64_t>(x);
+}
+
+std::string no_64_bit_unsigned(const std::vector<Type>& args, const Type& out) {
+  for (const Type& t : {args[0], out})
+    if (expect_tensor(t, "tensor").dtype == DType::kUInt64) return "uint64 bounds do not fit its int64 constants";
+  return "";
+}
+
+// A clip bound as the reference kernel has it: floats beyond the dtype's range become
+// infinite, integer bounds round inward and saturate.
+tir::PrimExpr clip_bound(DType dtype, double bound, bool is_lower) {
+  if (is_float(dtype)) {
+    const double largest =
+        dtype == DType::kFloat32 ? std::numeric_limits<float>::max() : std::numeric_limits<double>::max();
+    if (bound > largest) bound = std::numeric_limits<double>::infinity();
+    if (bound < -largest) bound = -std::numeric_limits<double>::infinity();
+    return tir::make_const(dtype, bound);
+  }
+  return tir::int_imm(saturate(is_lower ? std::ceil(bound) : std::floor(bound), dtype), dtype);
+}
+
+tir::PrimExpr clip_element(tir::PrimExpr v, const ComputeInput& call) {
+  const tir::PrimExpr lo = clip_bound(v.dtype(), call.attrs.get_double("a_min"), true);
+  const tir::PrimExpr hi = clip_bound(v.dtype(), call.attrs.get_double("a_max"), false);
+  // Lower bound first, then upper: a_min > a_max gives a_max; NaN stays NaN.
+  const tir::PrimExpr low_clipped = tir::select(tir::lt(v, lo), lo, v);
+  return tir::select(tir::gt(low_clipped, hi), hi, low_clipped);
+}
+
+// Float to integer truncates toward zero, saturates, and maps NaN to 0; everything else is
+// C's conversion (integers wrap, "!= 0" for bool).
+tir::PrimExpr cast_element(tir::PrimExpr v, const ComputeInput& call) {
+  const DType to = expect_tensor(call.out_type, "result").dtype;
+  if (!is_float(v.dtype()) || is_float(to) || to == DType::kBool) return tir::cast(to, v);
+  const auto [lowest, highest] = integer_range(to);
+  const tir::PrimExpr low = tir::make_const(v.dtype(), static_cast<double>(lowest));
+  const tir::PrimExpr high = tir::make_const(v.dtype(), static_cast<double>(highest));
+  return tir::select(tir::ne(v, v), tir::int_imm(0, to),
+                     tir::select(tir::le(v, low), tir::int_imm(lowest, to),
+                                 tir::select(tir::ge(v, high), tir::int_imm(highest, to), tir::cast(to, v))));
+}
+
+tir::PrimExpr abs_element(tir::PrimExpr v, const ComputeInput&) {
+  return is_unsigned_int(v.dtype()) ? v : tir::call("abs", {v});
+}
+
+void add_unary_computes() {
+  for (const char* name : {"exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf", "sin", "cos", "tan", "atan",
+                           "floor", "ceil", "round", "trunc"})
+    add_math_compute(name, name);
+  add_map_compute("abs", abs_element);
+  add_map_compute("negative", [](tir::PrimExpr v, const ComputeInput&) { return -v; });
+  add_map_compute("clip", clip_element, no_64_bit_unsigned);
+  add_map_compute("cast", cast_element, [](const std::vector<Type>& args, const Type& out) {
+    for (const Type& t : {args[0], out})
+      if (const DType d = expect_tensor(t, "tensor").dtype; d == DType::kFloat16 || d == DType::kBFloat16)
+        return std::string("16-bit floats have no C type");
+    return no_64_bit_unsigned(args, out);
+  });
+}
+
 }  // namespace
 
 void register_tensor_unary_ops(OpRegistry& registry) {
-  for (const char* name : {"exp", "log", "sqrt", "tanh", "erf", "sin", "cos"}) add_math_compute(name, name);
+  add_unary_computes();
   const DTypeClass fp = DTypeClass::kFloat;
   add_unary_op(registry, "sigmoid", "1 / (1 + exp(-x)).", fp);
   add_unary_op(registry, "tanh", "Hyperbolic tangent.", fp);
