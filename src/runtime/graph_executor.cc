@@ -1,6 +1,7 @@
 #include "kiln/runtime/graph_executor.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <utility>
@@ -252,18 +253,31 @@ void GraphExecutor::set_input(size_t index, const NDArray& value) {
   input_set_[index] = true;
 }
 
-void GraphExecutor::run() {
+void GraphExecutor::run() { run_steps(nullptr); }
+
+std::vector<GraphExecutor::StepTime> GraphExecutor::run_profiled() {
+  std::vector<StepTime> times;
+  run_steps(&times);
+  return times;
+}
+
+void GraphExecutor::run_steps(std::vector<StepTime>* times) {
   for (size_t i = 0; i < num_inputs(); ++i)
     check(input_set_[i], "input '", artifact_->inputs()[i].name, "' was not set before run()");
   ThreadPool::Scope scope(pool_.get());
   for (size_t i = 0; i < bound_steps_.size(); ++i) {
     const Artifact::Step& step = artifact_->steps_[i];
+    const std::string& function = step.reference ? step.reference_op : step.func_name;
+    const auto start = times ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     try {
       run_step(step, bound_steps_[i]);
     } catch (Error& e) {
-      e.node(step.node_name).op(step.reference ? step.reference_op : step.func_name);
+      e.node(step.node_name).op(function);
       throw;
     }
+    if (times)
+      times->push_back({step.node_name, function,
+                        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count()});
   }
 }
 

@@ -1,15 +1,45 @@
-// kiln bench MODEL|OUT.kiln [--threads N] [--warmup N] [--repeat N]: times GraphExecutor::run
-// on random (or --inputs) tensors; the last line is "median_ms=… min_ms=…".
+// kiln bench MODEL|OUT.kiln [--threads N] [--warmup N] [--repeat N] [--profile]: times
+// GraphExecutor::run on random (or --inputs) tensors; the last line is "median_ms=… min_ms=…".
+// --profile first prints where a run spends its time, by function.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "cli.h"
 #include "compiled_model.h"
 #include "kiln/support/error.h"
 
 namespace kiln::cli {
+namespace {
+
+// Mean time per run of each function over `repeat` profiled runs, largest first.
+void print_profile(GraphExecutor& executor, int repeat) {
+  struct Total {
+    double ms = 0;
+    int calls = 0;
+  };
+  std::map<std::string, Total> totals;
+  double all = 0;
+  for (int r = 0; r < repeat; ++r)
+    for (const GraphExecutor::StepTime& t : executor.run_profiled()) {
+      Total& total = totals[t.function];
+      total.ms += t.ms / repeat;
+      if (r == 0) ++total.calls;
+      all += t.ms / repeat;
+    }
+  std::vector<std::pair<std::string, Total>> rows(totals.begin(), totals.end());
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.ms > b.second.ms; });
+  std::printf("%10s %6s %6s  %s\n", "ms/run", "share", "calls", "function");
+  for (const auto& [function, total] : rows)
+    std::printf("%10.4f %5.1f%% %6d  %s\n", total.ms, all > 0 ? 100 * total.ms / all : 0.0, total.calls,
+                function.c_str());
+}
+
+}  // namespace
 
 int cmd_bench(const Args& args) {
   check(args.positionals().size() == 1, "bench takes one model file or artifact");
@@ -28,6 +58,7 @@ int cmd_bench(const Args& args) {
     executor.run();
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   }
+  if (args.has("--profile")) print_profile(executor, repeat);
   std::sort(ms.begin(), ms.end());
   double median = ms.size() % 2 ? ms[ms.size() / 2] : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) / 2;
   std::printf("threads=%d warmup=%d repeat=%d load_or_compile_s=%.3f\n", executor.num_threads(), warmup, repeat,

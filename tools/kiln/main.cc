@@ -41,9 +41,9 @@ const std::vector<Command>& commands() {
        "[--threads N] [-O N]"},
       {"bench",
        {"--threads", "--warmup", "--repeat", "--inputs", "--shape", "-O", "--target"},
-       {"--no-check"},
+       {"--no-check", "--profile"},
        kiln::cli::cmd_bench,
-       "kiln bench MODEL|OUT.kiln [--threads N] [--warmup N] [--repeat N] [--inputs DIR]   # last line: "
+       "kiln bench MODEL|OUT.kiln [--threads N] [--warmup N] [--repeat N] [--inputs DIR] [--profile]   # last line: "
        "median_ms=... min_ms=..."},
       {"onnx-test",
        {"--engine"},

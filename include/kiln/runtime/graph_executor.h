@@ -87,6 +87,13 @@ class GraphExecutor {
   // Runs every node in order; throws kiln::Error naming an input never set, or the node and
   // function that failed.
   void run();
+  // Time of one node's function in a profiled run.
+  struct StepTime {
+    std::string node, function;  // function: the generated kernel, or the reference op
+    double ms = 0;
+  };
+  // run(), timing every node (for `kiln bench --profile`; the clock reads cost a little).
+  std::vector<StepTime> run_profiled();
   // A copy of the output of the last run.
   NDArray get_output(size_t index) const;
   NDArray get_output(const std::string& name) const;
@@ -94,6 +101,7 @@ class GraphExecutor {
  private:
   struct BoundStep;
   void bind_entries();
+  void run_steps(std::vector<StepTime>* times);
   void run_step(const Artifact::Step& step, BoundStep& bound);
   void keep_dynamic_output(size_t entry, NDArray produced, size_t k);
 

@@ -646,7 +646,7 @@ void schedule_depthwise(const ScheduleInput& in, int64_t work) {
     te::IterVar planes = t.fuse(t.axis(0), t.axis(1));
     if (work >= nn::kMinParallelWork) t.parallel(planes);
     t.vectorize(t.axis(3));
-    dw.compute_at(t, t.axis(2));
+    dw.compute_at(t, planes);  // the whole plane: each padded input row is copied once
   } else {
     for (const te::Tensor& o : in.outputs)
       if (!o.same_as(out)) schedule_injective_stage(in.schedule[o], in.target);
