@@ -16,7 +16,7 @@ namespace {
 
 bool codegen_supports(DType dtype) { return dtype != DType::kFloat16 && dtype != DType::kBFloat16; }
 
-// Empty when every tensor in `type` is static and of a dtype the C generator writes.
+// Empty when every tensor in `type` is static, non-empty and of a dtype the C generator writes.
 std::string type_obstacle(const Type& type) {
   if (!type) return "an untyped expression";
   if (const auto* tuple = as_tuple(type)) {
@@ -27,8 +27,10 @@ std::string type_obstacle(const Type& type) {
   const TensorTypeNode* tensor = as_tensor(type);
   if (!tensor) return "a value of type " + type_str(type);
   if (!codegen_supports(tensor->dtype)) return cat("dtype ", dtype_name(tensor->dtype));
-  for (int64_t d : tensor->shape)
+  for (int64_t d : tensor->shape) {
     if (d < 0) return "a dimension unknown at compile time";
+    if (d == 0) return "an empty tensor";  // nothing to compute; te wants positive extents
+  }
   return "";
 }
 
@@ -95,7 +97,8 @@ class Lowerer {
     const OpDef& def = *call.op();
     CallInfo info{&call, {}, {}, StrategyRegistry::global().find(def.name), def.pattern};
     for (const Expr& a : call.args) {
-      info.input.args.push_back(values_.at(a.get()).at(0));
+      // A tuple argument (concatenate's) contributes one tensor per field.
+      for (const te::Tensor& t : values_.at(a.get())) info.input.args.push_back(t);
       info.input.arg_types.push_back(a->checked_type());
     }
     info.input.out_type = e->checked_type();
@@ -226,7 +229,8 @@ std::string compile_obstacle(const FunctionNode& fn) {
         if (why.empty() && strategy->limit) {
           std::vector<Type> arg_types;
           for (const Expr& a : call->args) arg_types.push_back(a->checked_type());
-          if (std::string limit = strategy->limit(arg_types, e->checked_type()); !limit.empty())
+          if (std::string limit = strategy->limit(arg_types, e->checked_type(), call->op()->normalize(call->attrs));
+              !limit.empty())
             why = "op " + call->op()->name + ": " + limit;
         }
         for (const Expr& a : call->args)

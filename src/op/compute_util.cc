@@ -17,6 +17,18 @@ tir::PrimExpr channel_read(const te::Tensor& v, const te::Indices& out, int64_t 
   return v({v.shape()[0] == 1 ? tir::int_imm(0) : tir::PrimExpr(out[static_cast<size_t>(axis)])});
 }
 
+tir::PrimExpr row_major_read(const te::Tensor& t, const te::Indices& out, const std::vector<int64_t>& out_shape) {
+  tir::PrimExpr flat = tir::int_imm(0);
+  for (size_t d = 0; d < out.size(); ++d) flat = flat * tir::int_imm(out_shape[d]) + tir::PrimExpr(out[d]);
+  std::vector<tir::PrimExpr> index(t.ndim());
+  for (size_t d = t.ndim(); d-- > 0;) {
+    const int64_t extent = t.shape()[d];
+    index[d] = d == 0 ? flat : tir::floormod(flat, tir::int_imm(extent));
+    if (d > 0) flat = tir::floordiv(flat, tir::int_imm(extent));
+  }
+  return t(index);
+}
+
 tir::PrimExpr broadcast_read(const te::Tensor& t, const te::Indices& out) {
   const size_t rank = t.ndim(), offset = out.size() - rank;
   std::vector<tir::PrimExpr> index;

@@ -15,6 +15,10 @@ tir::PrimExpr broadcast_read(const te::Tensor& t, const te::Indices& out);
 // output element `out`, whose channel is out[axis].
 tir::PrimExpr channel_read(const te::Tensor& v, const te::Indices& out, int64_t axis);
 
+// The element of `t` at the same row-major position as output element `out` of an output
+// of shape `out_shape` (reshape and friends: same elements, another shape).
+tir::PrimExpr row_major_read(const te::Tensor& t, const te::Indices& out, const std::vector<int64_t>& out_shape);
+
 // The same indices as expressions.
 std::vector<tir::PrimExpr> index_exprs(const te::Indices& indices);
 

@@ -30,7 +30,7 @@ void StrategyRegistry::set_compute(const std::string& op, ComputeFn compute, Com
   strategy.limit = std::move(limit);
 }
 
-std::string only_float_data(const std::vector<Type>& arg_types, const Type&) {
+std::string only_float_data(const std::vector<Type>& arg_types, const Type&, const Attrs&) {
   for (const Type& t : arg_types)
     if (const TensorTypeNode* tensor = as_tensor(t); tensor && !is_float(tensor->dtype))
       return "its compute covers float data only, not " + std::string(dtype_name(tensor->dtype));

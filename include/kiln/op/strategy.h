@@ -55,7 +55,8 @@ using ScheduleFn = std::function<void(const ScheduleInput& in)>;
 // Why generated code cannot match the reference kernel for a call with these argument and
 // result types (e.g. integer division, whose division by zero the reference kernel reports),
 // or "" when it can. Such calls run on the reference kernel.
-using ComputeLimit = std::function<std::string(const std::vector<Type>& arg_types, const Type& out_type)>;
+using ComputeLimit =
+    std::function<std::string(const std::vector<Type>& arg_types, const Type& out_type, const Attrs& attrs)>;
 
 struct OpStrategy {
   ComputeFn compute;
@@ -83,7 +84,7 @@ class StrategyRegistry {
 // at root with its data-parallel loops parallel, outputs as injective.
 void schedule_injective(const ScheduleInput& in);
 // A ComputeLimit for ops whose computes are exact only on float data.
-std::string only_float_data(const std::vector<Type>& arg_types, const Type& out_type);
+std::string only_float_data(const std::vector<Type>& arg_types, const Type& out_type, const Attrs& attrs);
 void schedule_reduce(const ScheduleInput& in);
 // Parallel + vectorised loops for one stage computed at root (helper for op schedules).
 void schedule_injective_stage(te::Stage& stage, const Target& target);

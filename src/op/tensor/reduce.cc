@@ -111,7 +111,7 @@ ComputeFn reduce_compute(te::ReduceKind kind, bool is_mean) {
 
 // Reductions over nothing give the reference kernels' special values (NaN means, 0 for
 // integer means); generated code leaves those to them.
-std::string no_empty_data(const std::vector<Type>& args, const Type&) {
+std::string no_empty_data(const std::vector<Type>& args, const Type&, const Attrs&) {
   for (int64_t d : expect_tensor(args[0], "data").shape)
     if (d == 0) return "reductions of empty data stay on the reference kernel";
   return "";

@@ -99,7 +99,7 @@ int64_t saturate(double x, DType dtype) {
   return static_cast<int64_t>(x);
 }
 
-std::string no_64_bit_unsigned(const std::vector<Type>& args, const Type& out) {
+std::string no_64_bit_unsigned(const std::vector<Type>& args, const Type& out, const Attrs&) {
   for (const Type& t : {args[0], out})
     if (expect_tensor(t, "tensor").dtype == DType::kUInt64) return "uint64 bounds do not fit its int64 constants";
   return "";
@@ -150,11 +150,11 @@ void add_unary_computes() {
   add_map_compute("abs", abs_element);
   add_map_compute("negative", [](tir::PrimExpr v, const ComputeInput&) { return -v; });
   add_map_compute("clip", clip_element, no_64_bit_unsigned);
-  add_map_compute("cast", cast_element, [](const std::vector<Type>& args, const Type& out) {
+  add_map_compute("cast", cast_element, [](const std::vector<Type>& args, const Type& out, const Attrs& attrs) {
     for (const Type& t : {args[0], out})
       if (const DType d = expect_tensor(t, "tensor").dtype; d == DType::kFloat16 || d == DType::kBFloat16)
         return std::string("16-bit floats have no C type");
-    return no_64_bit_unsigned(args, out);
+    return no_64_bit_unsigned(args, out, attrs);
   });
 }
 

@@ -1,4 +1,6 @@
 // Ops: concatenate, split.
+#include "kiln/op/strategy.h"
+#include "op/compute_util.h"
 #include "op/op_util.h"
 #include "op/transform/transform_util.h"
 
@@ -96,9 +98,30 @@ Type split_relation(const std::vector<Type>& args, const Attrs& attrs) {
   return tuple_type(std::move(fields));
 }
 
+// Output element i along the axis comes from the input whose range holds it: a chain of
+// selects on i, of which C evaluates only the branch taken.
+std::vector<te::Tensor> concatenate_compute(const ComputeInput& call) {
+  const TensorTypeNode& out = expect_tensor(call.out_type, "result");
+  const auto axis = static_cast<size_t>(normalize_axis(call.attrs.get_int("axis"), out.ndim()));
+  return {te::compute(out.shape, call.name, [&](const te::Indices& i) {
+    tir::PrimExpr value;
+    int64_t start = 0;
+    for (const te::Tensor& t : call.args) {
+      const int64_t extent = t.shape()[axis];
+      if (extent > 0) {
+        const tir::PrimExpr read = t(at_axis(i, axis, tir::PrimExpr(i[axis]) - tir::int_imm(start)));
+        value = value.defined() ? tir::select(tir::lt(i[axis], tir::int_imm(start)), value, read) : read;
+      }
+      start += extent;
+    }
+    return value.defined() ? value : tir::make_const(out.dtype, 0);
+  })};
+}
+
 }  // namespace
 
 void register_transform_concat_ops(OpRegistry& registry) {
+  StrategyRegistry::global().set_compute("concatenate", concatenate_compute);
   registry.add("concatenate")
       .describe("Joins the tensors of a tuple along 'axis'; the other dims must agree.")
       .arg("data")

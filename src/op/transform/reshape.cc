@@ -2,6 +2,8 @@
 // with another shape, so their type relations carry the whole meaning.
 #include <algorithm>
 
+#include "kiln/op/strategy.h"
+#include "op/compute_util.h"
 #include "op/op_util.h"
 #include "op/transform/transform_util.h"
 
@@ -190,6 +192,13 @@ Type expand_dims_relation(const std::vector<Type>& args, const Attrs& attrs) {
 }  // namespace
 
 void register_transform_reshape_ops(OpRegistry& registry) {
+  for (const char* op : {"reshape", "squeeze", "expand_dims"})
+    StrategyRegistry::global().set_compute(op, [](const ComputeInput& call) {
+      const te::Tensor x = call.args[0];
+      const std::vector<int64_t> shape = expect_tensor(call.out_type, "result").shape;
+      return std::vector<te::Tensor>{
+          te::compute(shape, call.name, [&](const te::Indices& i) { return row_major_read(x, i, shape); })};
+    });
   registry.add("reshape")
       .describe(
           "Same elements in another shape. In 'newshape', 0 copies the input dim at that position (a real zero "

@@ -1,4 +1,6 @@
 // Ops: strided_slice, take.
+#include "kiln/op/strategy.h"
+#include "op/compute_util.h"
 #include "op/op_util.h"
 #include "op/transform/transform_util.h"
 #include "runtime/kernels/transform/slice_plan.h"
@@ -37,9 +39,66 @@ Type take_relation(const std::vector<Type>& args, const Attrs& attrs) {
   return tensor_type(std::move(out), data.dtype);
 }
 
+std::vector<te::Tensor> strided_slice_compute(const ComputeInput& call) {
+  const te::Tensor x = call.args[0];
+  const std::vector<AxisSlice> plan =
+      plan_strided_slice(parse_strided_slice(call.attrs, static_cast<int64_t>(x.ndim())), x.shape());
+  return {te::compute(expect_tensor(call.out_type, "result").shape, call.name, [&](const te::Indices& i) {
+    std::vector<tir::PrimExpr> index;
+    for (size_t d = 0; d < plan.size(); ++d)
+      index.push_back(tir::int_imm(plan[d].begin) + tir::int_imm(plan[d].stride) * i[d]);
+    return x(index);
+  })};
+}
+
+// The position an index selects, as the reference kernel's resolve_index: clip counts
+// negative indices from the end and clamps; wrap takes the index modulo the extent.
+tir::PrimExpr take_position(tir::PrimExpr raw, int64_t extent, const std::string& mode) {
+  raw = tir::cast(DType::kInt64, raw);
+  const tir::PrimExpr n = tir::int_imm(extent);
+  if (mode == "wrap") return tir::floormod(raw, n);
+  const tir::PrimExpr from_end = tir::select(tir::lt(raw, tir::int_imm(0)), raw + n, raw);
+  return tir::min(tir::max(from_end, tir::int_imm(0)), tir::int_imm(extent - 1));
+}
+
+std::vector<te::Tensor> take_compute(const ComputeInput& call) {
+  const te::Tensor data = call.args[0], indices = call.args[1];
+  const std::string mode = call.attrs.get_string("mode");
+  const std::vector<int64_t>& out_shape = expect_tensor(call.out_type, "result").shape;
+  if (call.attrs.is_none("axis")) {
+    // Indexes the flattened data: the position, unravelled into data's row-major indices.
+    const te::Tensor flat_data =
+        te::compute({num_elements(data.shape())}, call.name + "_flat",
+                    [&](const te::Indices& i) { return row_major_read(data, i, {num_elements(data.shape())}); });
+    return {te::compute(out_shape, call.name, [&](const te::Indices& i) {
+      return flat_data({take_position(indices(index_exprs(i)), num_elements(data.shape()), mode)});
+    })};
+  }
+  const size_t axis =
+      static_cast<size_t>(normalize_axis(call.attrs.get_int("axis"), static_cast<int64_t>(data.ndim())));
+  return {te::compute(out_shape, call.name, [&](const te::Indices& i) {
+    std::vector<tir::PrimExpr> index_of_index(i.begin() + axis, i.begin() + axis + indices.ndim());
+    std::vector<tir::PrimExpr> index(i.begin(), i.begin() + axis);
+    index.push_back(take_position(indices(index_of_index), data.shape()[axis], mode));
+    index.insert(index.end(), i.begin() + axis + indices.ndim(), i.end());
+    return data(index);
+  })};
+}
+
+// mode "fast" reports out-of-range indices, and no index fits an axis of extent 0: both stay
+// with the reference kernel.
+std::string take_limit(const std::vector<Type>& args, const Type&, const Attrs& attrs) {
+  if (attrs.get_string("mode") == "fast") return "mode \"fast\" reports out-of-range indices";
+  for (int64_t d : expect_tensor(args[0], "data").shape)
+    if (d == 0) return "data with an axis of extent 0";
+  return "";
+}
+
 }  // namespace
 
 void register_transform_slice_ops(OpRegistry& registry) {
+  StrategyRegistry::global().set_compute("strided_slice", strided_slice_compute);
+  StrategyRegistry::global().set_compute("take", take_compute, take_limit);
   registry.add("strided_slice")
       .describe(
           "numpy-style slice data[begin:end:stride] on the dims in 'axes' (None: the leading dims, one per entry of "

@@ -1,4 +1,6 @@
 // Ops: transpose.
+#include "kiln/op/strategy.h"
+#include "op/compute_util.h"
 #include "op/op_util.h"
 #include "op/transform/transform_util.h"
 
@@ -40,6 +42,16 @@ Type transpose_relation(const std::vector<Type>& args, const Attrs& attrs) {
 }  // namespace
 
 void register_transform_transpose_ops(OpRegistry& registry) {
+  StrategyRegistry::global().set_compute("transpose", [](const ComputeInput& call) {
+    const te::Tensor x = call.args[0];
+    const std::vector<int64_t> perm = transpose_permutation(call.attrs, x.shape());
+    return std::vector<te::Tensor>{
+        te::compute(expect_tensor(call.out_type, "result").shape, call.name, [&](const te::Indices& i) {
+          std::vector<tir::PrimExpr> index(perm.size());
+          for (size_t d = 0; d < perm.size(); ++d) index[static_cast<size_t>(perm[d])] = i[d];
+          return x(index);
+        })};
+  });
   registry.add("transpose")
       .describe("Permutes the dims: output dim i is input dim axes[i]. axes=None reverses the dims.")
       .arg("data")

@@ -1,0 +1,98 @@
+// Compute definitions of the layout ops (reshape, squeeze, expand_dims, transpose,
+// strided_slice, take, concatenate): each case is lowered, compiled and run, and compared
+// with the interpreter's reference kernels.
+#include <gtest/gtest.h>
+
+#include "op/compute_test_util.h"
+
+namespace kiln {
+namespace {
+
+using testing::CompareOptions;
+using testing::expect_compiled_matches_interpreter;
+
+std::string unary_fn(const std::string& call, const std::string& shape, const std::string& dtype = "float32") {
+  return "fn (%x: Tensor[(" + shape + "), " + dtype + "], Primitive=1) { " + call + " }";
+}
+
+CompareOptions wide_ints() {
+  CompareOptions o;
+  o.low = -1000;
+  o.high = 1000;
+  return o;
+}
+
+TEST(TransformCompute, ReshapeSqueezeExpandDims) {
+  for (const char* dtype : {"float32", "int64", "uint8", "bool"}) {
+    SCOPED_TRACE(dtype);
+    expect_compiled_matches_interpreter(unary_fn("reshape(%x, newshape=[4, -1])", "2, 3, 4", dtype), wide_ints());
+    expect_compiled_matches_interpreter(unary_fn("reshape(%x, newshape=[0, 12])", "2, 3, 4", dtype), wide_ints());
+    expect_compiled_matches_interpreter(unary_fn("squeeze(%x, axis=[1, 3])", "3, 1, 5, 1", dtype), wide_ints());
+    expect_compiled_matches_interpreter(unary_fn("squeeze(%x)", "1, 5, 1", dtype), wide_ints());
+    expect_compiled_matches_interpreter(unary_fn("expand_dims(%x, axis=-1, num_newaxis=2)", "3, 5", dtype),
+                                        wide_ints());
+  }
+}
+
+TEST(TransformCompute, Transpose) {
+  expect_compiled_matches_interpreter(unary_fn("transpose(%x, axes=[1, 0])", "33, 17"));
+  expect_compiled_matches_interpreter(unary_fn("transpose(%x, axes=[0, 2, 1, 3])", "2, 3, 4, 5", "int32"), wide_ints());
+  expect_compiled_matches_interpreter(unary_fn("transpose(%x)", "2, 3, 4", "float64"));
+  expect_compiled_matches_interpreter(unary_fn("transpose(%x, axes=[-1, 0, -2])", "2, 3, 4"));
+}
+
+TEST(TransformCompute, StridedSlice) {
+  expect_compiled_matches_interpreter(unary_fn("strided_slice(%x, begin=[1, 0], end=[4, 7], strides=[2, 3])", "6, 9"));
+  expect_compiled_matches_interpreter(
+      unary_fn("strided_slice(%x, begin=[-1], end=[-10], strides=[-2], axes=[1])", "3, 9", "int64"), wide_ints());
+  expect_compiled_matches_interpreter(
+      unary_fn("strided_slice(%x, begin=[0, 2], end=[100, 1000], axes=[0, 2])", "4, 3, 6", "float64"));
+  expect_compiled_matches_interpreter(
+      unary_fn("strided_slice(%x, begin=[1, 1], end=[2, -1], slice_mode=\"size\")", "4, 5"));
+}
+
+TEST(TransformCompute, TakeClipsAndWraps) {
+  for (const char* mode : {"clip", "wrap"})
+    for (const char* axis : {"0", "1", "-1"}) {
+      SCOPED_TRACE(std::string(mode) + " axis " + axis);
+      expect_compiled_matches_interpreter(
+          "fn (%x: Tensor[(5, 7), float32], %i: Tensor[(3, 2), int64], Primitive=1) "
+          "{ take(%x, %i, axis=" +
+              std::string(axis) + ", mode=\"" + mode + "\") }",
+          CompareOptions{.low = -12, .high = 12});
+    }
+  // axis None indexes the flattened data.
+  expect_compiled_matches_interpreter(
+      "fn (%x: Tensor[(3, 4), int32], %i: Tensor[(6), int32], Primitive=1) { take(%x, %i, mode=\"wrap\") }",
+      CompareOptions{.low = -20, .high = 20});
+}
+
+TEST(TransformCompute, TakeFastStaysOnTheReferenceKernel) {
+  Expr parsed = parse_expr(
+      "fn (%x: Tensor[(5), float32], %i: Tensor[(2), int64], Primitive=1) { take(%x, %i, axis=0, mode=\"fast\") }");
+  infer_expr_type(parsed);
+  EXPECT_NE(backend::compile_obstacle(*as_function(parsed)).find("fast"), std::string::npos);
+}
+
+TEST(TransformCompute, Concatenate) {
+  expect_compiled_matches_interpreter(
+      "fn (%a: Tensor[(2, 3), float32], %b: Tensor[(2, 5), float32], %c: Tensor[(2, 1), float32], Primitive=1) "
+      "{ %0 = (%a, %b, %c); concatenate(%0, axis=1) }");
+  expect_compiled_matches_interpreter(
+      "fn (%a: Tensor[(2, 3), int64], %b: Tensor[(4, 3), int64], Primitive=1) "
+      "{ %0 = (%a, %b); concatenate(%0, axis=-2) }",
+      wide_ints());
+}
+
+TEST(TransformCompute, FusedWithElementwise) {
+  // The transformer's attention head split: reshape, transpose, then scale.
+  expect_compiled_matches_interpreter(
+      "fn (%x: Tensor[(16, 64), float32], Primitive=1) { %0 = reshape(%x, newshape=[16, 4, 16]); "
+      "%1 = transpose(%0, axes=[1, 0, 2]); %2 = exp(%1); add(%2, %2) }");
+  expect_compiled_matches_interpreter(
+      "fn (%x: Tensor[(4, 8), float32], %y: Tensor[(4, 8), float32], Primitive=1) { %0 = exp(%x); "
+      "%1 = (%0, %y); %2 = concatenate(%1, axis=0); strided_slice(%2, begin=[1], end=[7], axes=[0]) }");
+}
+
+}  // namespace
+}  // namespace kiln
