@@ -103,8 +103,10 @@ std::string skip_reason(const fs::path& dir, const OnnxGraphSummary& summary) {
     if (std::find(summary.op_types.begin(), summary.op_types.end(), op) != summary.op_types.end())
       return cat("training op ", op);
   // The expected values come from numpy's generator, which no other implementation reproduces.
-  if (std::find(summary.op_types.begin(), summary.op_types.end(), "Bernoulli") != summary.op_types.end())
-    return "random output (Bernoulli): the expected values depend on numpy's random generator";
+  for (const char* op :
+       {"Bernoulli", "RandomUniform", "RandomUniformLike", "RandomNormal", "RandomNormalLike", "Multinomial"})
+    if (std::find(summary.op_types.begin(), summary.op_types.end(), op) != summary.op_types.end())
+      return cat("random output (", op, "): the expected values depend on numpy's random generator");
   for (const auto* values : {&summary.inputs, &summary.outputs}) {
     for (const OnnxValueInfo& v : *values) {
       if (v.kind != "tensor" && v.kind != "sequence" && v.kind != "optional")
