@@ -105,6 +105,16 @@ TEST(ElementwiseCompute, Comparisons) {
   }
 }
 
+TEST(ElementwiseCompute, WhereBroadcastsAllThree) {
+  expect_compiled_matches_interpreter(
+      "fn (%c: Tensor[(3, 1), bool], %x: Tensor[(4), float32], %y: Tensor[(2, 1, 1), float32], Primitive=1) "
+      "{ where(%c, %x, %y) }");
+  expect_compiled_matches_interpreter(
+      "fn (%a: Tensor[(5, 6), int64], %b: Tensor[(5, 6), int64], Primitive=1) "
+      "{ %0 = less(%a, %b); where(%0, %a, %b) }",
+      wide_inputs());
+}
+
 TEST(ElementwiseCompute, IntegerDivideAndPowerStayOnReferenceKernels) {
   for (const char* op : {"divide", "power"}) {
     Expr parsed = parse_expr(binary_fn(op, "4", "4", "int32"));

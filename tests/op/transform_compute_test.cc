@@ -84,6 +84,21 @@ TEST(TransformCompute, Concatenate) {
       wide_ints());
 }
 
+TEST(TransformCompute, PadEveryMode) {
+  for (const char* mode : {"constant", "edge", "reflect"})
+    for (const char* dtype : {"float32", "int32"}) {
+      SCOPED_TRACE(std::string(mode) + " " + dtype);
+      expect_compiled_matches_interpreter(
+          std::string("fn (%x: Tensor[(2, 3, 4), ") + dtype + "], %v: Tensor[(), " + dtype +
+              "], Primitive=1) { nn.pad(%x, %v, pad_width=[[0, 1], [2, 5], [-1, 3]], pad_mode=\"" + mode + "\") }",
+          wide_ints());
+    }
+  // A single-element axis reflects onto itself.
+  expect_compiled_matches_interpreter(
+      "fn (%x: Tensor[(1, 4), float32], %v: Tensor[(), float32], Primitive=1) "
+      "{ nn.pad(%x, %v, pad_width=[[2, 2], [1, 1]], pad_mode=\"reflect\") }");
+}
+
 TEST(TransformCompute, FusedWithElementwise) {
   // The transformer's attention head split: reshape, transpose, then scale.
   expect_compiled_matches_interpreter(

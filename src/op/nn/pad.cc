@@ -1,6 +1,8 @@
 // Ops: nn.pad.
 // pad_width holds one [before, after] pair per axis; negative amounts crop. The fill value of
 // constant mode is the scalar tensor argument pad_value, as in Relay.
+#include "kiln/op/strategy.h"
+#include "op/compute_util.h"
 #include "op/nn/window_attrs.h"
 
 namespace kiln {
@@ -52,9 +54,48 @@ Type pad_relation(const std::vector<Type>& args, const Attrs& attrs) {
   return tensor_type(out, data.dtype);
 }
 
+// The input index that output index `o` of an axis reads, as the reference kernel's
+// source_index; `inside` collects whether constant mode reads the input at all.
+tir::PrimExpr pad_source(tir::PrimExpr o, int64_t before, int64_t extent, const std::string& mode,
+                         tir::PrimExpr& inside) {
+  const tir::PrimExpr i = o - tir::int_imm(before);
+  if (mode == "constant") {
+    const tir::PrimExpr in_range = tir::logical_and(tir::ge(i, tir::int_imm(0)), tir::lt(i, tir::int_imm(extent)));
+    inside = inside.defined() ? tir::logical_and(inside, in_range) : in_range;
+    return i;
+  }
+  if (mode == "edge") return tir::min(tir::max(i, tir::int_imm(0)), tir::int_imm(extent - 1));
+  if (extent == 1) return tir::int_imm(0);
+  // Reflection without repeating the edge is periodic with period 2 * (extent - 1).
+  const tir::PrimExpr period = tir::int_imm(2 * (extent - 1)), m = tir::floormod(i, period);
+  return tir::select(tir::lt(m, tir::int_imm(extent)), m, period - m);
+}
+
+std::vector<te::Tensor> pad_compute(const ComputeInput& call) {
+  const te::Tensor data = call.args[0], fill = call.args[1];
+  const std::string mode = call.attrs.get_string("pad_mode");
+  const auto pairs = pad_pairs(call.attrs, data.shape());
+  return {te::compute(expect_tensor(call.out_type, "result").shape, call.name, [&](const te::Indices& o) {
+    tir::PrimExpr inside;
+    std::vector<tir::PrimExpr> index;
+    for (size_t d = 0; d < o.size(); ++d)
+      index.push_back(pad_source(o[d], pairs[d].first, data.shape()[d], mode, inside));
+    const tir::PrimExpr value = data(index);
+    return inside.defined() ? tir::select(inside, value, fill(std::vector<tir::PrimExpr>{})) : value;
+  })};
+}
+
+// The reference kernel converts pad_value to the data's dtype as cast does; generated code
+// takes it as it is.
+std::string pad_limit(const std::vector<Type>& args, const Type&, const Attrs&) {
+  const DType data = expect_tensor(args[0], "data").dtype, fill = expect_tensor(args[1], "pad_value").dtype;
+  return data == fill ? "" : "pad_value of another dtype than the data";
+}
+
 }  // namespace
 
 void register_nn_pad_ops(OpRegistry& registry) {
+  StrategyRegistry::global().set_compute("nn.pad", pad_compute, pad_limit);
   registry.add("nn.pad")
       .describe(
           "Pads each axis by pad_width[axis] = [before, after] with pad_value (constant), the edge "
