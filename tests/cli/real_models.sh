@@ -44,7 +44,10 @@ for dir in "$out"/*/; do
     fail "$name: not fully static"
     continue
   fi
-  node "$root/tools/ort/run.js" "$dir/model.onnx" --inputs "$dir/inputs" --outputs "$dir/ort"
+  if ! node "$root/tools/ort/run.js" "$dir/model.onnx" --inputs "$dir/inputs" --outputs "$dir/ort"; then
+    fail "$name: ONNX Runtime"
+    continue
+  fi
   check "$name" "$dir" interp
   check "$name" "$dir" compiled
 done

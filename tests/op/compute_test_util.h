@@ -30,6 +30,14 @@ struct CompareOptions {
   double low = -2, high = 2;  // range of float inputs; integer inputs take [low, high] too
 };
 
+// Default tolerances, inputs drawn from [low, high].
+inline CompareOptions inputs_in(double low, double high) {
+  CompareOptions o;
+  o.low = low;
+  o.high = high;
+  return o;
+}
+
 inline NDArray random_tensor(const TensorTypeNode& type, std::mt19937& gen, const CompareOptions& o) {
   NDArray t = NDArray::empty(type.shape, type.dtype);
   std::uniform_real_distribution<double> real(o.low, o.high);

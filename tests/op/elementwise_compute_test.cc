@@ -20,19 +20,8 @@ std::string binary_fn(const std::string& op, const std::string& lhs, const std::
          op + "(%a, %b) }";
 }
 
-CompareOptions positive_inputs() {
-  CompareOptions o;
-  o.low = 0.5;
-  o.high = 3;
-  return o;
-}
-
-CompareOptions wide_inputs() {
-  CompareOptions o;
-  o.low = -300;
-  o.high = 300;
-  return o;
-}
+CompareOptions positive_inputs() { return testing::inputs_in(0.5, 3); }
+CompareOptions wide_inputs() { return testing::inputs_in(-300, 300); }
 
 TEST(ElementwiseCompute, FloatMath) {
   for (const char* op : {"sigmoid", "tanh", "exp", "erf", "sin", "cos", "tan", "atan", "floor", "ceil", "round",

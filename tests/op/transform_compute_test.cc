@@ -15,12 +15,7 @@ std::string unary_fn(const std::string& call, const std::string& shape, const st
   return "fn (%x: Tensor[(" + shape + "), " + dtype + "], Primitive=1) { " + call + " }";
 }
 
-CompareOptions wide_ints() {
-  CompareOptions o;
-  o.low = -1000;
-  o.high = 1000;
-  return o;
-}
+CompareOptions wide_ints() { return testing::inputs_in(-1000, 1000); }
 
 TEST(TransformCompute, ReshapeSqueezeExpandDims) {
   for (const char* dtype : {"float32", "int64", "uint8", "bool"}) {
@@ -59,12 +54,12 @@ TEST(TransformCompute, TakeClipsAndWraps) {
           "fn (%x: Tensor[(5, 7), float32], %i: Tensor[(3, 2), int64], Primitive=1) "
           "{ take(%x, %i, axis=" +
               std::string(axis) + ", mode=\"" + mode + "\") }",
-          CompareOptions{.low = -12, .high = 12});
+          testing::inputs_in(-12, 12));
     }
   // axis None indexes the flattened data.
   expect_compiled_matches_interpreter(
       "fn (%x: Tensor[(3, 4), int32], %i: Tensor[(6), int32], Primitive=1) { take(%x, %i, mode=\"wrap\") }",
-      CompareOptions{.low = -20, .high = 20});
+      testing::inputs_in(-20, 20));
 }
 
 TEST(TransformCompute, TakeFastStaysOnTheReferenceKernel) {
@@ -107,6 +102,107 @@ TEST(TransformCompute, FusedWithElementwise) {
   expect_compiled_matches_interpreter(
       "fn (%x: Tensor[(4, 8), float32], %y: Tensor[(4, 8), float32], Primitive=1) { %0 = exp(%x); "
       "%1 = (%0, %y); %2 = concatenate(%1, axis=0); strided_slice(%2, begin=[1], end=[7], axes=[0]) }");
+}
+
+TEST(TransformCompute, ScalarsAndNegativeAxes) {
+  for (const char* dtype : {"int32", "float64", "bool"}) {
+    SCOPED_TRACE(dtype);
+    expect_compiled_matches_interpreter(unary_fn("reshape(%x, newshape=[])", "1, 1", dtype), wide_ints());
+    expect_compiled_matches_interpreter(unary_fn("expand_dims(%x, axis=0)", "", dtype), wide_ints());
+    expect_compiled_matches_interpreter(unary_fn("squeeze(%x, axis=[-1, 0])", "1, 4, 1", dtype), wide_ints());
+    expect_compiled_matches_interpreter(unary_fn("transpose(%x, axes=[2, -3, 1])", "3, 1, 4", dtype), wide_ints());
+  }
+}
+
+TEST(TransformCompute, StridedSliceEveryForm) {
+  for (const char* dtype : {"int32", "float64", "bool"}) {
+    SCOPED_TRACE(dtype);
+    // Reversed on every axis, with begins and ends far outside that clamp.
+    expect_compiled_matches_interpreter(
+        unary_fn("strided_slice(%x, begin=[-1, 100], end=[-1000, -1000], strides=[-1, -2])", "4, 7", dtype),
+        wide_ints());
+    // Axes out of order, a negative axis, the unmentioned middle axis read whole.
+    expect_compiled_matches_interpreter(
+        unary_fn("strided_slice(%x, begin=[-2, 1], end=[0, 4], strides=[-1, 2], axes=[-1, 0])", "5, 2, 6", dtype),
+        wide_ints());
+  }
+  // Size mode: -1 reads to the end.
+  expect_compiled_matches_interpreter(
+      unary_fn("strided_slice(%x, begin=[1, 2], end=[-1, 2], axes=[0, 2], slice_mode=\"size\")", "4, 3, 6"));
+}
+
+TEST(TransformCompute, TakeIndexShapesAndDtypes) {
+  // A scalar index drops the axis.
+  expect_compiled_matches_interpreter(
+      "fn (%x: Tensor[(5, 3), float32], %i: Tensor[(), int64], Primitive=1) { take(%x, %i, axis=0) }",
+      testing::inputs_in(-7, 7));
+  for (const char* dtype : {"int64", "float64", "bool"}) {
+    SCOPED_TRACE(dtype);
+    // Indices far out of range in both directions, clamped or wrapped.
+    for (const char* mode : {"clip", "wrap"})
+      expect_compiled_matches_interpreter(std::string("fn (%x: Tensor[(2, 7, 3), ") + dtype +
+                                              "], %i: Tensor[(2, 4), int32], Primitive=1) { take(%x, %i, axis=-2, "
+                                              "mode=\"" +
+                                              mode + "\") }",
+                                          wide_ints());
+  }
+}
+
+TEST(TransformCompute, ConcatenateDtypesAndRepeats) {
+  for (const char* dtype : {"int32", "float64", "bool"}) {
+    SCOPED_TRACE(dtype);
+    const std::string t = dtype;
+    expect_compiled_matches_interpreter("fn (%a: Tensor[(1, 2, 3), " + t + "], %b: Tensor[(3, 2, 3), " + t +
+                                            "], Primitive=1) { %0 = (%a, %b, %a); concatenate(%0, axis=0) }",
+                                        wide_ints());
+  }
+  expect_compiled_matches_interpreter(
+      "fn (%a: Tensor[(2, 3), float32], Primitive=1) { %0 = (%a,); concatenate(%0, axis=-1) }");
+}
+
+TEST(TransformCompute, PadDtypesAndWidePads) {
+  for (const char* dtype : {"float64", "int64", "bool"}) {
+    SCOPED_TRACE(dtype);
+    expect_compiled_matches_interpreter(std::string("fn (%x: Tensor[(3, 2), ") + dtype + "], %v: Tensor[(), " + dtype +
+                                            "], Primitive=1) { nn.pad(%x, %v, pad_width=[[1, 0], [0, 3]]) }",
+                                        wide_ints());
+  }
+  // Pads longer than the axis reflect back and forth; edge mode with a crop on the other side.
+  expect_compiled_matches_interpreter(
+      "fn (%x: Tensor[(3, 4), float32], %v: Tensor[(), float32], Primitive=1) "
+      "{ nn.pad(%x, %v, pad_width=[[7, 9], [0, 5]], pad_mode=\"reflect\") }");
+  expect_compiled_matches_interpreter(
+      "fn (%x: Tensor[(5), int32], %v: Tensor[(), int32], Primitive=1) "
+      "{ nn.pad(%x, %v, pad_width=[[-2, 4]], pad_mode=\"edge\") }",
+      wide_ints());
+}
+
+TEST(TransformCompute, WhereDtypes) {
+  for (const char* dtype : {"int32", "float64", "bool"}) {
+    SCOPED_TRACE(dtype);
+    const std::string t = dtype;
+    expect_compiled_matches_interpreter("fn (%c: Tensor[(), bool], %x: Tensor[(2, 3), " + t + "], %y: Tensor[(3), " +
+                                            t + "], Primitive=1) { where(%c, %x, %y) }",
+                                        wide_ints());
+  }
+}
+
+TEST(TransformCompute, MoreFusions) {
+  // Gather rows of a computed tensor, then an elementwise op on the gathered rows.
+  expect_compiled_matches_interpreter(
+      "fn (%x: Tensor[(6, 4), float32], %i: Tensor[(3), int64], Primitive=1) "
+      "{ %0 = exp(%x); %1 = take(%0, %i, axis=0, mode=\"wrap\"); add(%1, %1) }",
+      testing::inputs_in(-9, 9));
+  // Padding a computed tensor, then a condition on the padded one.
+  expect_compiled_matches_interpreter(
+      "fn (%x: Tensor[(3, 4), float32], %v: Tensor[(), float32], %c: Tensor[(5, 6), bool], Primitive=1) "
+      "{ %0 = add(%x, %x); %1 = nn.pad(%0, %v, pad_width=[[1, 1], [2, 0]]); %2 = exp(%1); where(%c, %2, %1) }");
+  // Slices of a reshape feeding a concatenate.
+  expect_compiled_matches_interpreter(
+      "fn (%x: Tensor[(24), int64], Primitive=1) { %0 = reshape(%x, newshape=[4, 6]); "
+      "%1 = strided_slice(%0, begin=[0], end=[2], axes=[0]); %2 = strided_slice(%0, begin=[-1], end=[-5], "
+      "strides=[-1], axes=[0]); %3 = (%2, %1); %4 = concatenate(%3, axis=0); add(%4, %4) }",
+      wide_ints());
 }
 
 }  // namespace

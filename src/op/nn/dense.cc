@@ -342,23 +342,35 @@ std::vector<te::Tensor> product_compute(const Product& p, const ComputeInput& ca
                       [&](const te::Indices& i) { return core(std::vector<PrimExpr>(i.begin(), i.end())); })};
 }
 
+// The (row, column) loops after the batch loops split into tiles of rows x cols and ordered
+// batch, tile loops (the larger operand's outside), rows, cols, then `tail`.
+struct TiledLoops {
+  std::vector<te::IterVar> outer;  // batch first
+  te::IterVar rows, cols;
+};
+
+TiledLoops split_tiles(te::Stage& stage, size_t batch_rank, int64_t rows, int64_t cols, bool columns_outer,
+                       const std::vector<te::IterVar>& tail = {}) {
+  auto [mo, mi] = stage.split(stage.axis(batch_rank), rows);
+  auto [no, ni] = stage.split(stage.axis(batch_rank + 1), cols);
+  TiledLoops loops{{}, mi, ni};
+  for (size_t d = 0; d < batch_rank; ++d) loops.outer.push_back(stage.axis(d));
+  loops.outer.push_back(columns_outer ? no : mo);
+  loops.outer.push_back(columns_outer ? mo : no);
+  std::vector<te::IterVar> order = loops.outer;
+  order.push_back(mi);
+  order.push_back(ni);
+  order.insert(order.end(), tail.begin(), tail.end());
+  stage.reorder(order);
+  return loops;
+}
+
 // Splits the core into micro-kernel tiles and tensorizes them; returns the loops outside the
 // tiles, batch first.
 std::vector<te::IterVar> tile_product(te::Stage& core, const Product& p, const ProductPlan& plan, bool columns_outer) {
-  const size_t batch_rank = p.batch.size();
-  auto [mo, mi] = core.split(core.axis(batch_rank), plan.mr);
-  auto [no, ni] = core.split(core.axis(batch_rank + 1), plan.nr);
-  std::vector<te::IterVar> outer;
-  for (size_t d = 0; d < batch_rank; ++d) outer.push_back(core.axis(d));
-  outer.push_back(columns_outer ? no : mo);
-  outer.push_back(columns_outer ? mo : no);
-  std::vector<te::IterVar> order = outer;
-  order.push_back(mi);
-  order.push_back(ni);
-  order.push_back(core.reduce_axis(0));
-  core.reorder(order);
-  core.tensorize(mi, product_tile_intrin(p, plan));
-  return outer;
+  TiledLoops loops = split_tiles(core, p.batch.size(), plan.mr, plan.nr, columns_outer, {core.reduce_axis(0)});
+  core.tensorize(loops.rows, product_tile_intrin(p, plan));
+  return loops.outer;
 }
 
 void product_schedule(const Product& p, const ScheduleInput& in) {
@@ -388,19 +400,9 @@ void product_schedule(const Product& p, const ScheduleInput& in) {
   }
   if (!out.same_as(core) && !out.same_as(final_out)) in.schedule[out].compute_inline();
   te::Stage& t = in.schedule[final_out];
-  const size_t batch_rank = p.batch.size();
-  auto [mo, mi] = t.split(t.axis(batch_rank), plan.mb);
-  auto [no, ni] = t.split(t.axis(batch_rank + 1), plan.nb);
-  std::vector<te::IterVar> outer;
-  for (size_t d = 0; d < batch_rank; ++d) outer.push_back(t.axis(d));
-  outer.push_back(columns_outer ? no : mo);
-  outer.push_back(columns_outer ? mo : no);
-  std::vector<te::IterVar> order = outer;
-  order.push_back(mi);
-  order.push_back(ni);
-  t.reorder(order);
-  t.vectorize(ni);
-  te::IterVar block = nn::fuse_all(t, outer);
+  TiledLoops loops = split_tiles(t, p.batch.size(), plan.mb, plan.nb, columns_outer);
+  t.vectorize(loops.cols);
+  te::IterVar block = nn::fuse_all(t, loops.outer);
   if (parallel) t.parallel(block);
   te::Stage& core_stage = in.schedule[core];
   core_stage.compute_at(t, block);
