@@ -42,7 +42,7 @@ bool has_computes(std::initializer_list<const char*> ops) {
 TEST(NnCompute, Conv2dPaddedRowsUsesTheMicroKernel) {
   std::string source = expect_compiled_matches_interpreter(
       conv_fn("1, 8, 10, 11", "16, 8, 3, 3", "padding=[1, 1, 1, 1]"), reduction_tolerance());
-  EXPECT_NE(source.find("kiln_sgemm_nn_f32_8x16("), std::string::npos) << source;
+  EXPECT_NE(source.find("kiln_sgemm_nn_f32_8x32("), std::string::npos) << source;
 }
 
 TEST(NnCompute, Conv2dAsymmetricPaddingDilationAndKernels) {
@@ -56,7 +56,7 @@ TEST(NnCompute, Conv2dDirect1x1) {
   expect_conv("1, 20, 10, 10", "24, 20, 1, 1", "");  // two tiles of 64 positions, the last partial
   std::string source =
       expect_compiled_matches_interpreter(conv_fn("1, 16, 16, 16", "32, 16, 1, 1", ""), reduction_tolerance());
-  EXPECT_NE(source.find("kiln_sgemm_nn_f32_8x16("), std::string::npos) << source;
+  EXPECT_NE(source.find("kiln_sgemm_nn_f32_8x32("), std::string::npos) << source;
 }
 
 TEST(NnCompute, Conv2dStridedGathersTaps) {
@@ -110,7 +110,7 @@ TEST(NnCompute, Conv2dFusedBiasRelu) {
   };
   fused("1, 8, 10, 11", "16, 8, 3, 3", 16, "padding=[1, 1, 1, 1]");     // padded rows
   std::string direct = fused("1, 16, 10, 10", "24, 16, 1, 1", 24, "");  // direct, tiles in the loop
-  EXPECT_NE(direct.find("kiln_sgemm_nn_f32_8x16("), std::string::npos) << direct;
+  EXPECT_NE(direct.find("kiln_sgemm_nn_f32_8x32("), std::string::npos) << direct;
   fused("1, 6, 13, 11", "16, 6, 3, 3", 16, "strides=[2, 2], padding=[1, 1, 1, 1]");  // gathered taps
   fused("1, 8, 12, 13", "8, 1, 3, 3", 8, "padding=[1, 1, 1, 1], groups=8");          // depthwise
 }
