@@ -2,6 +2,14 @@
 
 namespace kiln {
 
+ComputeFn elementwise_compute(ElementFn fn) {
+  return [fn = std::move(fn)](const ComputeInput& call) {
+    const te::Tensor x = call.args[0];
+    return std::vector<te::Tensor>{
+        te::compute(x.shape(), call.name, [&](const te::Indices& i) { return fn(x(index_exprs(i)), call); })};
+  };
+}
+
 std::vector<tir::PrimExpr> index_exprs(const te::Indices& indices) {
   return std::vector<tir::PrimExpr>(indices.begin(), indices.end());
 }

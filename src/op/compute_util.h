@@ -1,11 +1,17 @@
 // Helpers shared by compute definitions.
 #pragma once
 
+#include <functional>
 #include <vector>
 
+#include "kiln/op/strategy.h"
 #include "kiln/te/tensor.h"
 
 namespace kiln {
+
+// An elementwise compute of a one-argument op: out[i] = fn(x[i], call).
+using ElementFn = std::function<tir::PrimExpr(tir::PrimExpr, const ComputeInput&)>;
+ComputeFn elementwise_compute(ElementFn fn);
 
 // The element of `t` that numpy broadcasting pairs with output element `out` (t's axes align
 // with the output's last axes; an axis of extent 1 repeats).

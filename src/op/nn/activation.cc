@@ -42,27 +42,19 @@ Type dropout_relation(const std::vector<Type>& args, const Attrs& attrs) {
   return tuple_type({args[0], args[0]});
 }
 
-void add_relu_compute() {
-  StrategyRegistry::global().set_compute("nn.relu", [](const ComputeInput& call) {
-    const te::Tensor x = call.args[0];
-    return std::vector<te::Tensor>{te::compute(x.shape(), call.name, [&](const te::Indices& i) {
-      tir::PrimExpr v = x(index_exprs(i));
-      // NaN stays NaN, as std::max(x, 0) in the reference kernel gives for x = NaN.
-      return tir::select(tir::lt(v, tir::make_const(v.dtype(), 0)), tir::make_const(v.dtype(), 0), v);
-    })};
-  });
-}
-
-// Negative values scaled by a slope: alpha (leaky_relu) or alpha[channel] (prelu).
-void add_slope_computes() {
-  StrategyRegistry::global().set_compute("nn.leaky_relu", [](const ComputeInput& call) {
-    const te::Tensor x = call.args[0];
-    return std::vector<te::Tensor>{te::compute(x.shape(), call.name, [&](const te::Indices& i) {
-      const tir::PrimExpr v = x(index_exprs(i)), zero = tir::make_const(v.dtype(), 0);
-      return tir::select(tir::lt(v, zero), tir::make_const(v.dtype(), call.attrs.get_double("alpha")) * v, v);
-    })};
-  });
-  StrategyRegistry::global().set_compute("nn.prelu", [](const ComputeInput& call) {
+// NaN stays NaN in relu, as std::max(x, 0) in the reference kernel gives for x = NaN; the
+// slope of leaky_relu (alpha) and prelu (alpha[channel]) scales negative values.
+void add_activation_computes() {
+  StrategyRegistry& registry = StrategyRegistry::global();
+  registry.set_compute("nn.relu", elementwise_compute([](tir::PrimExpr v, const ComputeInput&) {
+                         const tir::PrimExpr zero = tir::make_const(v.dtype(), 0);
+                         return tir::select(tir::lt(v, zero), zero, v);
+                       }));
+  registry.set_compute("nn.leaky_relu", elementwise_compute([](tir::PrimExpr v, const ComputeInput& call) {
+                         const tir::PrimExpr alpha = tir::make_const(v.dtype(), call.attrs.get_double("alpha"));
+                         return tir::select(tir::lt(v, tir::make_const(v.dtype(), 0)), alpha * v, v);
+                       }));
+  registry.set_compute("nn.prelu", [](const ComputeInput& call) {
     const te::Tensor x = call.args[0], alpha = call.args[1];
     return std::vector<te::Tensor>{te::compute(x.shape(), call.name, [&](const te::Indices& i) {
       const tir::PrimExpr v = x(index_exprs(i)), zero = tir::make_const(v.dtype(), 0);
@@ -74,8 +66,7 @@ void add_slope_computes() {
 }  // namespace
 
 void register_nn_activation_ops(OpRegistry& registry) {
-  add_relu_compute();
-  add_slope_computes();
+  add_activation_computes();
   registry.add("nn.relu")
       .describe("max(x, 0).")
       .arg("data")
