@@ -82,6 +82,14 @@ TEST(ElementwiseCompute, BinaryBroadcasting) {
     }
 }
 
+TEST(ElementwiseCompute, FloatRemainders) {
+  for (const char* op : {"mod", "floor_mod"})
+    for (const char* dtype : {"float32", "float64"}) {
+      SCOPED_TRACE(std::string(op) + " " + dtype);
+      expect_compiled_matches_interpreter(binary_fn(op, "4, 9", "9", dtype), testing::inputs_in(-7, 7));
+    }
+}
+
 TEST(ElementwiseCompute, Comparisons) {
   CompareOptions small_ints;
   small_ints.low = -2;

@@ -94,6 +94,13 @@ TEST(TransformCompute, PadEveryMode) {
       "{ nn.pad(%x, %v, pad_width=[[2, 2], [1, 1]], pad_mode=\"reflect\") }");
 }
 
+TEST(TransformCompute, SplitIntoSectionsAndAtIndices) {
+  expect_compiled_matches_interpreter(unary_fn("split(%x, indices_or_sections=3, axis=1)", "2, 9, 4"));
+  expect_compiled_matches_interpreter(
+      unary_fn("%0 = split(%x, indices_or_sections=[2, 3], axis=-1); %1 = %0.2; %2 = %0.0; (%1, %2)", "3, 7", "int64"),
+      wide_ints());
+}
+
 TEST(TransformCompute, FusedWithElementwise) {
   // The transformer's attention head split: reshape, transpose, then scale.
   expect_compiled_matches_interpreter(

@@ -69,6 +69,13 @@ tir::PrimExpr nan_aware_pick(tir::PrimExpr a, tir::PrimExpr b, bool is_max) {
   return tir::select(tir::ne(a, a), a, pick);
 }
 
+// fmod's remainder moved to the sign of the divisor (Python's %), as the reference kernel.
+tir::PrimExpr floor_mod(tir::PrimExpr a, tir::PrimExpr b) {
+  const tir::PrimExpr r = tir::call("fmod", {a, b}), zero = tir::make_const(a.dtype(), 0);
+  const tir::PrimExpr signs_differ = tir::ne(tir::lt(r, zero), tir::lt(b, zero));
+  return tir::select(tir::logical_and(tir::ne(r, zero), signs_differ), r + b, r);
+}
+
 // The C operators compute these exactly as the reference kernels do (generated code is
 // built with -fwrapv, so integers wrap). Integer divide and power stay on the reference
 // kernels, which report division by zero.
@@ -83,6 +90,13 @@ void add_binary_computes() {
         return tir::call("pow", {a, b});
       },
       only_float_data);
+  add_binary_compute(
+      "mod",
+      [](tir::PrimExpr a, tir::PrimExpr b) {
+        return tir::call("fmod", {a, b});
+      },
+      only_float_data);
+  add_binary_compute("floor_mod", floor_mod, only_float_data);
   add_binary_compute("maximum", [](tir::PrimExpr a, tir::PrimExpr b) { return nan_aware_pick(a, b, true); });
   add_binary_compute("minimum", [](tir::PrimExpr a, tir::PrimExpr b) { return nan_aware_pick(a, b, false); });
   add_binary_compute("equal", tir::eq);

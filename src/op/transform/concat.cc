@@ -118,9 +118,26 @@ std::vector<te::Tensor> concatenate_compute(const ComputeInput& call) {
   })};
 }
 
+// Piece k reads the data from the sum of the earlier pieces' extents on along the axis.
+std::vector<te::Tensor> split_compute(const ComputeInput& call) {
+  const te::Tensor data = call.args[0];
+  const auto axis = static_cast<size_t>(normalize_axis(call.attrs.get_int("axis"), static_cast<int64_t>(data.ndim())));
+  std::vector<te::Tensor> pieces;
+  int64_t start = 0;
+  for (const Type& field : as_tuple(call.out_type)->fields) {
+    const std::vector<int64_t>& shape = expect_tensor(field, "piece").shape;
+    pieces.push_back(te::compute(shape, cat(call.name, "_", pieces.size()), [&](const te::Indices& i) {
+      return data(at_axis(i, axis, tir::PrimExpr(i[axis]) + tir::int_imm(start)));
+    }));
+    start += shape[axis];
+  }
+  return pieces;
+}
+
 }  // namespace
 
 void register_transform_concat_ops(OpRegistry& registry) {
+  StrategyRegistry::global().set_compute("split", split_compute);
   StrategyRegistry::global().set_compute("concatenate", concatenate_compute);
   registry.add("concatenate")
       .describe("Joins the tensors of a tuple along 'axis'; the other dims must agree.")
