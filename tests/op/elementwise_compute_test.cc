@@ -136,6 +136,19 @@ TEST(ElementwiseCompute, Reductions) {
   }
 }
 
+TEST(ElementwiseCompute, ArgReductionsWithTies) {
+  const CompareOptions ties = testing::inputs_in(-2, 2);  // integers from five values: many ties
+  for (const char* op : {"argmax", "argmin"})
+    for (const char* last : {"False", "True"}) {
+      SCOPED_TRACE(std::string(op) + " select_last_index=" + last);
+      const std::string call = std::string(op) + "(%x, select_last_index=" + last;
+      expect_compiled_matches_interpreter(unary_fn(call + ", axis=[1])", "4, 9, 3", "int32"), ties);
+      expect_compiled_matches_interpreter(unary_fn(call + ", axis=[0, 2], keepdims=True)", "4, 9, 3", "int64"), ties);
+      expect_compiled_matches_interpreter(unary_fn(call + ")", "6, 5", "float32"));
+      expect_compiled_matches_interpreter(unary_fn(call + ", axis=[-1])", "3, 17", "uint8"), wide_inputs());
+    }
+}
+
 TEST(ElementwiseCompute, ReductionFusedAfterElementwise) {
   expect_compiled_matches_interpreter(
       "fn (%x: Tensor[(4, 64, 33), float32], Primitive=1) { %0 = multiply(%x, %x); mean(%0, axis=[2]) }");

@@ -71,6 +71,59 @@ te::Reduce make_reduce(te::ReduceKind kind, tir::PrimExpr source, std::vector<te
   return {};
 }
 
+// The data element that output element `i` reads at reduce axes `axes` (one per reduced axis).
+std::vector<tir::PrimExpr> data_index(const te::Indices& i, const std::vector<bool>& reduced,
+                                      const std::vector<te::IterVar>& axes, bool keepdims) {
+  std::vector<tir::PrimExpr> index;
+  size_t next_out = 0, next_axis = 0;
+  for (bool is_reduced : reduced) {
+    if (!is_reduced) {
+      index.push_back(i[next_out++]);
+    } else {
+      index.push_back(axes[next_axis++]);
+      if (keepdims) ++next_out;
+    }
+  }
+  return index;
+}
+
+std::vector<te::IterVar> make_reduce_axes(const std::vector<int64_t>& shape, const std::vector<bool>& reduced) {
+  std::vector<te::IterVar> axes;
+  for (size_t d = 0; d < reduced.size(); ++d)
+    if (reduced[d]) axes.push_back(te::reduce_axis(shape[d], cat("k", d)));
+  return axes;
+}
+
+// argmax/argmin as the reference kernel: the extreme (NaN counting as one), then the first
+// (or, with select_last_index, the last) row-major position over the reduced axes holding it.
+ComputeFn arg_reduce_compute(bool is_max) {
+  return [is_max](const ComputeInput& call) {
+    const te::Tensor data = call.args[0];
+    const std::vector<bool> reduced = reduced_axes(data.shape(), call.attrs);
+    const bool keepdims = call.attrs.get_bool("keepdims"), last = call.attrs.get_bool("select_last_index");
+    const std::vector<int64_t>& out_shape = expect_tensor(call.out_type, "result").shape;
+    const std::vector<te::IterVar> axes = make_reduce_axes(data.shape(), reduced);
+    const te::Tensor extreme = te::compute(out_shape, call.name + "_extreme", [&](const te::Indices& i) {
+      const tir::PrimExpr v = data(data_index(i, reduced, axes, keepdims));
+      return is_max ? te::max(v, axes) : te::min(v, axes);
+    });
+    const std::vector<te::IterVar> positions = make_reduce_axes(data.shape(), reduced);
+    return std::vector<te::Tensor>{te::compute(out_shape, call.name, [&](const te::Indices& i) {
+      const tir::PrimExpr v = data(data_index(i, reduced, positions, keepdims)), e = extreme(index_exprs(i));
+      tir::PrimExpr flat = tir::int_imm(0);
+      for (const te::IterVar& k : positions) flat = flat * tir::int_imm(k->extent) + tir::PrimExpr(k);
+      tir::PrimExpr holds = tir::eq(v, e);
+      if (is_float(v.dtype())) holds = tir::logical_or(holds, tir::logical_and(tir::ne(e, e), tir::ne(v, v)));
+      return last ? te::max(tir::select(holds, flat, tir::int_imm(-1)), positions)
+                  : te::min(tir::select(holds, flat, tir::int_imm(INT64_MAX)), positions);
+    })};
+  };
+}
+
+std::string no_bool_data(const std::vector<Type>& args, const Type&, const Attrs&) {
+  return expect_tensor(args[0], "data").dtype == DType::kBool ? "bool data" : "";
+}
+
 // One reduce axis per reduced data axis; output axes map to the kept data axes. `mean`
 // divides the sum by the number of reduced elements (truncating for integers).
 ComputeFn reduce_compute(te::ReduceKind kind, bool is_mean) {
@@ -78,27 +131,13 @@ ComputeFn reduce_compute(te::ReduceKind kind, bool is_mean) {
     const te::Tensor data = call.args[0];
     const std::vector<bool> reduced = reduced_axes(data.shape(), call.attrs);
     const bool keepdims = call.attrs.get_bool("keepdims");
-    std::vector<te::IterVar> axes;
+    const std::vector<te::IterVar> axes = make_reduce_axes(data.shape(), reduced);
     int64_t count = 1;
-    for (size_t d = 0; d < reduced.size(); ++d)
-      if (reduced[d]) {
-        axes.push_back(te::reduce_axis(data.shape()[d], cat("k", d)));
-        count *= data.shape()[d];
-      }
+    for (const te::IterVar& k : axes) count *= k->extent;
     const TensorTypeNode& out = expect_tensor(call.out_type, "result");
     const DType acc_dtype = accumulator_dtype(kind, out.dtype);
     const te::Tensor acc = te::compute(out.shape, call.name + "_acc", [&](const te::Indices& i) {
-      std::vector<tir::PrimExpr> index;
-      size_t next_out = 0, next_axis = 0;
-      for (size_t d = 0; d < reduced.size(); ++d) {
-        if (!reduced[d])
-          index.push_back(i[next_out++]);
-        else {
-          index.push_back(axes[next_axis++]);
-          if (keepdims) ++next_out;
-        }
-      }
-      return make_reduce(kind, tir::cast(acc_dtype, data(index)), axes);
+      return make_reduce(kind, tir::cast(acc_dtype, data(data_index(i, reduced, axes, keepdims))), axes);
     });
     if (!is_mean && acc_dtype == out.dtype) return std::vector<te::Tensor>{acc};
     return std::vector<te::Tensor>{te::compute(out.shape, call.name, [&](const te::Indices& i) {
@@ -122,8 +161,10 @@ void add_reduce_computes() {
   registry.set_compute("sum", reduce_compute(te::ReduceKind::kSum, false));
   registry.set_compute("prod", reduce_compute(te::ReduceKind::kProd, false));
   registry.set_compute("mean", reduce_compute(te::ReduceKind::kSum, true), no_empty_data);
-  registry.set_compute("max", reduce_compute(te::ReduceKind::kMax, false));
-  registry.set_compute("min", reduce_compute(te::ReduceKind::kMin, false));
+  registry.set_compute("max", reduce_compute(te::ReduceKind::kMax, false), no_bool_data);
+  registry.set_compute("min", reduce_compute(te::ReduceKind::kMin, false), no_bool_data);
+  registry.set_compute("argmax", arg_reduce_compute(true), no_bool_data);
+  registry.set_compute("argmin", arg_reduce_compute(false), no_bool_data);
 }
 
 void add_reduce_op(OpRegistry& registry, const std::string& name, const std::string& doc, DTypeClass accepted) {
