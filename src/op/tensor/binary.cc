@@ -64,8 +64,8 @@ void add_binary_compute(const std::string& name, std::function<tir::PrimExpr(tir
 // NaN in lhs wins; otherwise the comparison picks (NaN in rhs makes it pick rhs), as the
 // reference kernels' Maximum/Minimum do.
 tir::PrimExpr nan_aware_pick(tir::PrimExpr a, tir::PrimExpr b, bool is_max) {
-  const tir::PrimExpr pick = tir::select(is_max ? tir::gt(a, b) : tir::lt(a, b), a, b);
   if (!is_float(a.dtype())) return is_max ? tir::max(a, b) : tir::min(a, b);
+  const tir::PrimExpr pick = tir::select(is_max ? tir::gt(a, b) : tir::lt(a, b), a, b);
   return tir::select(tir::ne(a, a), a, pick);
 }
 
