@@ -23,6 +23,7 @@ IRModule optimize(const IRModule& mod, int opt_level) {
   IRModule out = infer_types(mod);
   if (opt_level >= 1) out = run_passes(out, {"Inline", "RemoveUnusedFunctions"});
   out = run_passes(out, {"SimplifyInference"});
+  if (opt_level >= 1) out = run_passes(out, {"FoldConstant"});
   return infer_types(fuse_ops_pass(infer_types(out), /*fuse=*/opt_level >= 1));
 }
 

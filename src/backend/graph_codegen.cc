@@ -20,7 +20,6 @@ constexpr size_t kMaxKernelName = 64;
 
 using Entries = std::vector<GraphEntry>;
 
-
 void flatten_tensor_types(const Type& type, std::vector<const TensorTypeNode*>& out, const std::string& what) {
   if (const auto* tuple = as_tuple(type)) {
     for (const Type& field : tuple->fields) flatten_tensor_types(field, out, what);
@@ -171,9 +170,11 @@ class GraphBuilder {
     } else if (const auto* item = as<TupleGetItemNode>(e)) {
       values[e.get()] = tuple_item(*item, values.at(item->tuple.get()));
     } else if (!as<VarNode>(e)) {
-      throw Error(
+      Error error(
           "the graph executor runs dataflow graphs only: this model keeps control flow (If, Let or a call of a global "
-          "function); run it with --engine interp");
+          "function); run it with --engine interp, or fix the input it switches on with --bind NAME=VALUE");
+      if (!e->source.empty()) error.node(e->source);
+      throw error.op(as<IfNode>(e) ? "If" : as<LetNode>(e) ? "let" : "function call");
     }
   }
 

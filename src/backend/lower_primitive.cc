@@ -51,11 +51,20 @@ class Lowerer {
     post_order_visit(
         fn_.body, [this](const Expr& e) { visit(e); }, /*enter_functions=*/false);
     std::vector<te::Tensor> outputs = distinct_outputs(values_.at(fn_.body.get()));
-    te::Schedule schedule(outputs);
-    inline_injective_stages(schedule);
-    schedule_anchor(schedule, outputs);
     for (const te::Tensor& out : outputs) args.push_back(out);
-    return te::lower(schedule, args, name);
+    try {
+      te::Schedule schedule(outputs);
+      inline_injective_stages(schedule);
+      schedule_anchor(schedule, outputs);
+      return te::lower(schedule, args, name);
+    } catch (Error& error) {
+      // The anchor's schedule arranges the whole group: name its node and op.
+      if (const CallInfo* a = anchor()) {
+        if (!a->call->source.empty()) error.node(a->call->source);
+        error.op(a->call->op()->name);
+      }
+      throw;
+    }
   }
 
  private:
@@ -102,9 +111,14 @@ class Lowerer {
       info.input.arg_types.push_back(a->checked_type());
     }
     info.input.out_type = e->checked_type();
-    info.input.attrs = def.normalize(call.attrs);
     info.input.name = cat("T_", c_identifier(def.name), "_", counter_++);
-    info.outputs = info.strategy->compute(info.input);
+    try {
+      info.input.attrs = def.normalize(call.attrs);
+      info.outputs = info.strategy->compute(info.input);
+    } catch (Error& error) {
+      if (!call.source.empty()) error.node(call.source);
+      throw error.op(def.name);
+    }
     calls_.push_back(info);
     return info.outputs;
   }

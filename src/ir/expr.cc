@@ -75,9 +75,20 @@ Expr op_expr(const std::string& op_name) {
   const OpDef& def = OpRegistry::global().get(op_name);
   std::lock_guard<std::mutex> lock(mu);
   Expr& node = nodes[&def];
-  if (!node) node = new_node<OpNode>(&def);
+  if (!node) {
+    SourceScope shared("");  // one node for every call of the op, from no model node
+    node = new_node<OpNode>(&def);
+  }
   return node;
 }
+
+namespace {
+thread_local std::string tls_source;
+}  // namespace
+
+SourceScope::SourceScope(std::string name) : saved_(std::move(tls_source)) { tls_source = std::move(name); }
+SourceScope::~SourceScope() { tls_source = std::move(saved_); }
+const std::string& current_source() { return tls_source; }
 
 Expr make_call(Expr callee, std::vector<Expr> args, Attrs attrs) {
   return new_node<CallNode>(std::move(callee), std::move(args), std::move(attrs));
@@ -128,6 +139,7 @@ Expr with_children(const Expr& e, const std::vector<Expr>& nc) {
   std::vector<Expr> old = children(e);
   if (old == nc) return e;
   check(old.size() == nc.size(), "with_children: wrong number of children");
+  SourceScope same_source(e->source);
   switch (e->kind) {
     case ExprKind::kCall: {
       const auto* c = as<CallNode>(e);

@@ -51,6 +51,11 @@ OpDef& OpDef::set_kernel(std::string kernel_name) {
   return *this;
 }
 
+OpDef& OpDef::set_nondeterministic() {
+  nondeterministic = true;
+  return *this;
+}
+
 namespace {
 const char* kind_name(AttrKind k) {
   switch (k) {

@@ -280,6 +280,8 @@ class Parser {
   // ---- expressions ----
   Expr expr() {
     DepthGuard guard(*this, peek());
+    // Errors about a node long after parsing name the line it was written on.
+    SourceScope written_at(cat("line ", peek().line, ":", peek().col));
     Expr e = primary();
     while (true) {
       if (at(Tok::kLParen)) {

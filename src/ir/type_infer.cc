@@ -142,6 +142,7 @@ class TypeInferencer {
       if (!def.relation) throw Error("op has no type relation");
       return def.relation(arg_types, attrs);
     } catch (Error& e) {
+      if (!call.source.empty()) e.node(call.source);
       e.op(def.name);
       throw Error(cat(where_, ": ", e.what()));
     }

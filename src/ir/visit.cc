@@ -2,6 +2,9 @@
 
 #include <unordered_set>
 
+#include "kiln/ir/op.h"
+#include "kiln/support/error.h"
+
 namespace kiln {
 
 namespace {
@@ -41,7 +44,17 @@ Expr ExprRewriter::rewrite(const Expr& root) {
         new_kids.reserve(kids.size());
         for (const auto& k : kids) new_kids.push_back(memo_.at(k.get()));
         Expr rebuilt = kids.empty() ? e : with_children(e, new_kids);
-        memo_[e.get()] = post(e, rebuilt);
+        // What post() makes in place of a node comes from the same model node; an error
+        // it raises names that node and the op.
+        SourceScope source(e->source.empty() ? current_source() : e->source);
+        try {
+          memo_[e.get()] = post(e, rebuilt);
+        } catch (Error& error) {
+          if (!e->source.empty()) error.node(e->source);
+          const auto* call = as<CallNode>(e);
+          if (const OpDef* op = call ? call->op() : nullptr) error.op(op->name);
+          throw;
+        }
       },
       enter_functions());
   return memo_.at(root.get());

@@ -34,6 +34,7 @@ void register_builtin_passes() {
     r.add({"RemoveUnusedFunctions", remove_unused_functions_pass});
     r.add({"Inline", inline_pass});
     r.add({"SimplifyInference", simplify_inference_pass});
+    r.add({"FoldConstant", fold_constant_pass});
     r.add({"FuseOps", [](const IRModule& m) { return fuse_ops_pass(m); }});
     return true;
   }();

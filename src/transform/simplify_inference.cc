@@ -12,9 +12,7 @@ namespace kiln {
 
 namespace {
 
-Expr scalar_like(const Expr& like, double value) {
-  return make_constant(NDArray::scalar(expect_tensor(like->checked_type(), "batch_norm argument").dtype, value));
-}
+Expr scalar_of(DType dtype, double value) { return make_constant(NDArray::scalar(dtype, value)); }
 
 // Reshapes a per-channel vector so that it broadcasts along `axis` of an ndim tensor.
 Expr expand_to_axis(const Expr& v, int64_t axis, int64_t ndim) {
@@ -23,15 +21,18 @@ Expr expand_to_axis(const Expr& v, int64_t axis, int64_t ndim) {
   return call_op("expand_dims", {v}, {{"axis", int64_t{1}}, {"num_newaxis", trailing}});
 }
 
-Expr unpack_batch_norm(const CallNode& bn) {
+// `bn` has rewritten arguments, which are not typed yet; `data_type` is the type of the
+// original call's data (a rewrite never changes a type).
+Expr unpack_batch_norm(const CallNode& bn, const Type& data_type) {
   Attrs attrs = bn.op()->normalize(bn.attrs);
   const Expr &data = bn.args[0], &gamma = bn.args[1], &beta = bn.args[2], &mean = bn.args[3], &var = bn.args[4];
-  int64_t ndim = expect_tensor(data->checked_type(), "batch_norm data").ndim();
+  const TensorTypeNode& data_tensor = expect_tensor(data_type, "batch_norm data");
+  int64_t ndim = data_tensor.ndim();
   int64_t axis = attrs.get_int("axis");
   if (axis < 0) axis += ndim;
   Expr scale = call_op(
-      "divide",
-      {scalar_like(var, 1.0), call_op("sqrt", {call_op("add", {var, scalar_like(var, attrs.get_double("epsilon"))})})});
+      "divide", {scalar_of(data_tensor.dtype, 1.0),
+                 call_op("sqrt", {call_op("add", {var, scalar_of(data_tensor.dtype, attrs.get_double("epsilon"))})})});
   if (attrs.get_bool("scale")) scale = call_op("multiply", {scale, gamma});
   Expr shift = call_op("multiply", {call_op("negative", {mean}), scale});
   if (attrs.get_bool("center")) shift = call_op("add", {shift, beta});
@@ -41,14 +42,15 @@ Expr unpack_batch_norm(const CallNode& bn) {
 
 class InferenceSimplifier : public ExprRewriter {
  protected:
-  Expr post(const Expr&, const Expr& rebuilt) override {
+  Expr post(const Expr& original, const Expr& rebuilt) override {
     const auto* item = as<TupleGetItemNode>(rebuilt);
     const auto* call = item ? as<CallNode>(item->tuple) : nullptr;
     const OpDef* op = call ? call->op() : nullptr;
     if (!op) return rebuilt;
     if (op->name == "nn.dropout" && item->index == 0) return call->args[0];
     if (op->name == "nn.batch_norm") {
-      if (item->index == 0) return unpack_batch_norm(*call);
+      if (item->index == 0)
+        return unpack_batch_norm(*call, as<CallNode>(as<TupleGetItemNode>(original)->tuple)->args[0]->checked_type());
       return call->args[2 + item->index];  // .1 moving mean, .2 moving variance
     }
     return rebuilt;

@@ -2,6 +2,8 @@
 // imported, and run through the interpreter against hand-computed values.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "frontend/onnx_test_util.h"
 #include "kiln/interp/interpreter.h"
 #include "kiln/ir/printer.h"
@@ -60,6 +62,93 @@ TEST(OnnxControlFlow, IfWithKnownConditionTakesTheBranch) {
   OnnxModel m = from_onnx_bytes(b.bytes(), options);
   EXPECT_FALSE(contains(print_module(m.module), "if ("));
   expect_close(interpret(m.module, "main", {f32({2}, {1, 2})}).tensor(), {101, 102});
+}
+
+// A branch of a sample-rate switch in the form torch.jit.script exports (Silero VAD): an
+// LSTM over the outer x [1, 2] with the outer h and c as its state, all weights zero so
+// that y_h = 0.5 * tanh(0.5 * c). `axes` is what x is unsqueezed by: a branch written for
+// other input sizes adds one axis too many for x, so its LSTM sees rank 4. Both branches
+// use the same tensor and node names, as sibling branches of an export do.
+onnx::GraphProto lstm_branch(const std::string& name, const std::vector<int64_t>& axes) {
+  const int64_t hidden = 2, features = 2;
+  OnnxModelBuilder g;
+  g.graph().set_name(name);
+  set_attr(g.node("Constant", {}, {"axes"}, "axes"), "value", ints(axes));
+  set_attr(g.node("Constant", {}, {"W"}, "W"), "value",
+           f32({1, 4 * hidden, features}, std::vector<double>(4 * hidden * features, 0.0)));
+  set_attr(g.node("Constant", {}, {"R"}, "R"), "value",
+           f32({1, 4 * hidden, hidden}, std::vector<double>(4 * hidden * hidden, 0.0)));
+  g.node("Unsqueeze", {"x", "axes"}, {"X"}, "unsqueeze");
+  auto& lstm = g.node("LSTM", {"X", "W", "R", "", "", "h", "c"}, {"Y", "Y_h"}, "rnn/LSTM");
+  set_attr(lstm, "hidden_size", hidden);
+  g.output("Y_h", {1, 1, hidden});
+  return g.graph();
+}
+
+OnnxModelBuilder sample_rate_switch_model() {
+  OnnxModelBuilder b(13);
+  b.input("x", {1, 2}).input("h", {1, 1, 2}).input("c", {1, 1, 2}).input("sr", {}, onnx::TensorProto::INT64);
+  b.output("y", {1, 1, 2});
+  b.initializer("sr16k", i64_scalar(16000));
+  b.node("Equal", {"sr", "sr16k"}, {"is16k"}, "is_16k");
+  auto& n = b.node("If", {"is16k"}, {"y"}, "switch_rate");
+  set_graph(n, "then_branch", lstm_branch("rate16k", {0}));
+  set_graph(n, "else_branch", lstm_branch("rate8k", {0, 1}));
+  return b;
+}
+
+TEST(OnnxControlFlow, IfWithRunTimeConditionNamesTheBranchThatDoesNotConvertAndTheInputToFix) {
+  OnnxImportOptions options;
+  options.freeze_params = true;
+  std::string message = error_of([&] { from_onnx_bytes(sample_rate_switch_model().bytes(), options); });
+  EXPECT_TRUE(contains(message, "node 'switch_rate': op 'If': else_branch cannot be converted"));
+  EXPECT_TRUE(contains(message, "node 'rnn/LSTM': op 'LSTM': X must have rank 3"));
+  EXPECT_TRUE(contains(message, "the condition depends on input 'sr'"));
+  EXPECT_TRUE(contains(message, "--bind sr=VALUE"));
+}
+
+TEST(OnnxControlFlow, IfOnAFixedInputConvertsOnlyTheBranchTaken) {
+  OnnxImportOptions options;
+  options.freeze_params = true;
+  options.fixed_inputs["sr"] = i64_scalar(16000);
+  OnnxModel m = from_onnx_bytes(sample_rate_switch_model().bytes(), options);
+  EXPECT_FALSE(contains(print_module(m.module), "if ("));
+  EXPECT_EQ(m.input_names, (std::vector<std::string>{"x", "h", "c"}));
+  NDArray out =
+      interpret(m.module, "main", {f32({1, 2}, {1, 2}), f32({1, 1, 2}, {0, 0}), f32({1, 1, 2}, {1, -2})}).tensor();
+  expect_close(out, {0.5 * std::tanh(0.5), 0.5 * std::tanh(-1.0)});
+  // The branch taken is converted like any graph: its own errors stay as they are.
+  options.fixed_inputs["sr"] = i64_scalar(8000);
+  std::string message = error_of([&] { from_onnx_bytes(sample_rate_switch_model().bytes(), options); });
+  EXPECT_TRUE(contains(message, "node 'rnn/LSTM': op 'LSTM': X must have rank 3"));
+  EXPECT_FALSE(contains(message, "--bind"));
+}
+
+TEST(OnnxControlFlow, IfWithBranchesOfDifferentTypesNamesTheInputToFix) {
+  OnnxModelBuilder b(13);
+  b.input("c", {}, onnx::TensorProto::BOOL).input("x", {2}).output_any("y");
+  OnnxModelBuilder wide;
+  wide.graph().set_name("wide");
+  set_attr(wide.node("Constant", {}, {"k"}), "value", f32({2, 1}, {1, 2}));
+  wide.node("Add", {"x", "k"}, {"out"});
+  wide.output_any("out");
+  auto& n = b.node("If", {"c"}, {"y"});
+  set_graph(n, "then_branch", add_branch("then", 1));
+  set_graph(n, "else_branch", wide.graph());
+  std::string message = error_of([&] { from_onnx_bytes(b.bytes()); });
+  EXPECT_TRUE(contains(message, "output 0 of If has different types in its branches"));
+  EXPECT_TRUE(contains(message, "the condition depends on input 'c'"));
+}
+
+TEST(OnnxControlFlow, FixedInputMustHaveTheDeclaredShape) {
+  OnnxImportOptions options;
+  options.fixed_inputs["sr"] = NDArray::from_vector<int64_t>({1}, {16000});
+  std::string message = error_of([&] { from_onnx_bytes(sample_rate_switch_model().bytes(), options); });
+  EXPECT_TRUE(contains(message, "the fixed value of input 'sr' has the wrong shape (expected (), found (1))"));
+  options.fixed_inputs.clear();
+  options.fixed_inputs["x"] = f32({1, 3}, {1, 2, 3});
+  message = error_of([&] { from_onnx_bytes(sample_rate_switch_model().bytes(), options); });
+  EXPECT_TRUE(contains(message, "the fixed value of input 'x' has the wrong shape (expected (1, 2), found (1, 3))"));
 }
 
 // Loop body: y_out = y_in + x (x from the outer graph), scan output y_out, cond unchanged.

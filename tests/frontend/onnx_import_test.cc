@@ -93,10 +93,25 @@ TEST(OnnxImport, CycleIsAnErrorNamingNodes) {
   b.node("Relu", {"a"}, {"y"}, "third");
   OnnxImportOptions no_check;
   no_check.run_checker = false;
-  std::string message = error_of([&] { import(b, no_check); });
-  EXPECT_TRUE(contains(message, "the graph has a cycle"));
-  EXPECT_TRUE(contains(message, "'first'"));
-  EXPECT_TRUE(contains(message, "'second'"));
+  for (const std::string& message : {error_of([&] { import(b, no_check); }), error_of([&] { import(b); })}) {
+    EXPECT_TRUE(contains(message, "has a cycle")) << message;
+    EXPECT_TRUE(contains(message, "'first'")) << message;
+    EXPECT_TRUE(contains(message, "'second'")) << message;
+    EXPECT_FALSE(contains(message, "'third'")) << message;
+  }
+}
+
+// ONNX's checker rejects unsorted graphs; kiln orders the nodes and still runs the checker
+// on everything else, in subgraphs too.
+TEST(OnnxImport, UnsortedGraphPassesTheChecker) {
+  OnnxModelBuilder b;
+  b.input("x", {2}).output("y", {2});
+  b.node("Neg", {"a"}, {"y"}, "second");
+  b.node("Relu", {"x"}, {"a"}, "first");
+  OnnxModel m = import(b);
+  expect_close(interpret(m.module, "main", {Value(tensor({2}, {-1, 2}))}).tensor(), {0, -2});
+  b.graph().mutable_node(1)->set_input(0, "");  // still checked: Relu without its input
+  EXPECT_TRUE(contains(error_of([&] { import(b); }), "the ONNX checker rejects the model"));
 }
 
 TEST(OnnxImport, UnsortedAcyclicGraphImports) {

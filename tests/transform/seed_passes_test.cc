@@ -123,14 +123,35 @@ def @main(%x: Tensor[(1, 2, 3, 3), float32], %g: Tensor[(2), float32], %be: Tens
 )");
 }
 
+// DenseNet's pattern: a batch norm reads a concatenation that contains another batch norm's
+// result, so its data is a node the rewrite has just rebuilt (and not yet typed).
+TEST(SimplifyInference, UnpacksBatchNormOfConcatenatedBatchNorm) {
+  expect_pass_result("SimplifyInference", R"(
+def @main(%x: Tensor[(1, 2), float32], %g: Tensor[(2), float32], %b: Tensor[(2), float32],
+          %g2: Tensor[(4), float32], %b2: Tensor[(4), float32]) {
+  %0 = nn.batch_norm(%x, %g, %b, %b, %g); %1 = (%0.0, %x); %2 = concatenate(%1, axis=1);
+  %3 = nn.batch_norm(%2, %g2, %b2, %b2, %g2, scale=False, center=False); %3.0
+}
+)",
+                     R"(
+def @main(%x: Tensor[(1, 2), float32], %g: Tensor[(2), float32], %b: Tensor[(2), float32],
+          %g2: Tensor[(4), float32], %b2: Tensor[(4), float32]) {
+  %0 = add(%g, 1e-05f); %1 = sqrt(%0); %2 = divide(1f, %1); %3 = multiply(%2, %g);
+  %4 = multiply(%x, %3); %5 = negative(%b); %6 = multiply(%5, %3); %7 = add(%6, %b); %8 = add(%4, %7);
+  %9 = (%8, %x); %10 = concatenate(%9, axis=1);
+  %11 = add(%g2, 1e-05f); %12 = sqrt(%11); %13 = divide(1f, %12); %14 = multiply(%10, %13);
+  %15 = negative(%b2); %16 = multiply(%15, %13); add(%14, %16)
+}
+)");
+}
+
 TEST(InferType, AnnotatesEveryBindingWithItsType) {
   IRModule m = run("InferType", R"(
 def @main(%x: Tensor[(1, 10), float32], %w: Tensor[(2, 10), float32]) {
   %0 = nn.dense(%x, %w); nn.relu(%0)
 }
 )");
-  EXPECT_EQ(squash(print_module(m)),
-            squash(R"(
+  EXPECT_EQ(squash(print_module(m)), squash(R"(
 def @main(%x: Tensor[(1, 10), float32], %w: Tensor[(2, 10), float32]) -> Tensor[(1, 2), float32] {
   %0 = nn.dense(%x, %w) /* ty=Tensor[(1, 2), float32] */;
   nn.relu(%0) /* ty=Tensor[(1, 2), float32] */

@@ -34,6 +34,7 @@ struct LoadedModel {
   IRModule module;
   std::vector<std::string> input_names;   // of @main's parameters that are real inputs
   std::vector<std::string> output_names;  // one per output of @main
+  std::string path;                       // the file it was read from, for messages
 };
 
 LoadedModel load_model(const std::string& path, const Args& args);

@@ -245,7 +245,7 @@ Value unflatten(const Type& type, const std::vector<NDArray>& flat, size_t& next
 
 Value run_compiled(const OnnxModel& model, const std::vector<Value>& args, const Args& cli_args) {
   std::shared_ptr<const Artifact> artifact =
-      compile_and_load({model.module, model.input_names, model.output_names}, cli_args);
+      compile_and_load({model.module, model.input_names, model.output_names, "model.onnx"}, cli_args);
   GraphExecutor executor(artifact);
   std::vector<NDArray> inputs;
   for (const Value& v : args)

@@ -14,11 +14,15 @@ namespace kiln::cli {
 namespace fs = std::filesystem;
 
 BuiltModel build_model(const LoadedModel& model, const Args& args) {
-  BuildOptions options;
-  std::string target = args.get("--target", "c");
-  if (target != "c") throw std::move(Error("unsupported target").expected("c", target));
-  options.opt_level = args.get_int("-O", 3);
-  return build(model.module, {}, model.input_names, model.output_names, options);
+  try {
+    BuildOptions options;
+    std::string target = args.get("--target", "c");
+    if (target != "c") throw std::move(Error("unsupported target").expected("c", target));
+    options.opt_level = args.get_int("-O", 3);
+    return build(model.module, {}, model.input_names, model.output_names, options);
+  } catch (Error& e) {
+    throw e.file(model.path);
+  }
 }
 
 namespace {
@@ -100,7 +104,11 @@ std::vector<NDArray> read_inputs(const std::vector<TensorInfo>& inputs, const Ar
 }
 
 std::shared_ptr<const Artifact> load_or_compile(const std::string& path, const Args& args) {
-  if (is_artifact_dir(path)) return Artifact::load(path);
+  if (is_artifact_dir(path)) {
+    check(args.all("--bind").empty(), "--bind applies when compiling a model; the inputs of artifact '", path,
+          "' were fixed when it was compiled");
+    return Artifact::load(path);
+  }
   return compile_and_load(load_model(path, args), args);
 }
 

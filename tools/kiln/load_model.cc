@@ -63,24 +63,142 @@ void add_shapes_of_given_inputs(const std::string& path, const Args& args, std::
   }
 }
 
+// --bind NAME=VALUE fixes an input at import, as relay's bind_params_by_name does: an If
+// switching on that input folds to the branch taken, so a model whose control flow depends
+// on a flag (a sample rate) compiles to a dataflow graph that takes the remaining inputs.
+struct Binding {
+  std::string name, value;
+};
+
+Binding parse_binding(const std::string& text) {
+  size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    throw std::move(Error("malformed --bind").expected("NAME=VALUE such as sr=16000 or h=h0.npy", "'" + text + "'"));
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+const OnnxValueInfo& input_named(const std::vector<OnnxValueInfo>& inputs, const std::string& name) {
+  auto it = std::find_if(inputs.begin(), inputs.end(), [&](const OnnxValueInfo& in) { return in.name == name; });
+  if (it != inputs.end()) return *it;
+  std::vector<std::string> names;
+  for (const auto& in : inputs) names.push_back("'" + in.name + "'");
+  throw std::move(Error(cat("--bind names '", name, "', which is not an input of the model"))
+                      .expected("one of " + join(names), "'" + name + "'"));
+}
+
+DType declared_dtype(const OnnxValueInfo& input, const std::string& what) {
+  check(input.kind == "tensor", what, ": the input is a ", input.kind, "; --bind fixes tensor inputs only");
+  std::string name = input.elem_type == "float" ? "float32" : input.elem_type == "double" ? "float64" : input.elem_type;
+  DType dtype;
+  check(try_parse_dtype(name, &dtype), what, ": kiln has no dtype for the input's element type ", input.elem_type);
+  return dtype;
+}
+
+bool fits_declared(const OnnxValueInfo& input, const Shape& shape) {
+  if (!input.has_shape) return true;
+  if (input.shape.size() != shape.size()) return false;
+  for (size_t i = 0; i < shape.size(); ++i)
+    if (input.shape[i] != kAnyDim && input.shape[i] != shape[i]) return false;
+  return true;
+}
+
+NDArray bound_npy(const OnnxValueInfo& input, DType dtype, const std::string& path, const std::string& what) {
+  check(fs::exists(path), what, ": no such file '", path, "'");
+  NDArray value;
+  try {
+    value = read_npy(path);
+  } catch (const Error& e) {
+    throw Error(cat(what, ": ", e.what()));
+  }
+  if (value.dtype() != dtype)
+    throw std::move(Error(cat(what, ": '", path, "' has the wrong dtype"))
+                        .expected(std::string(dtype_name(dtype)), std::string(dtype_name(value.dtype()))));
+  if (!fits_declared(input, value.shape()))
+    throw std::move(Error(cat(what, ": '", path, "' has the wrong shape"))
+                        .expected(shape_str(input.shape), shape_str(value.shape())));
+  return value;
+}
+
+double parse_number(const std::string& text, DType dtype, const std::string& what) {
+  if (dtype == DType::kBool && (text == "true" || text == "false")) return text == "true" ? 1 : 0;
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size())
+    throw std::move(Error(cat(what, ": not a number")).expected(cat(dtype_name(dtype), " values"), "'" + text + "'"));
+  return v;
+}
+
+// The shape comma-separated values fill: the declared one, or a vector when only its length is open.
+Shape shape_for_values(const OnnxValueInfo& input, size_t count, const std::string& what) {
+  check(input.has_shape, what, ": the input declares no shape; give its value as a .npy file");
+  bool open = std::find(input.shape.begin(), input.shape.end(), kAnyDim) != input.shape.end();
+  if (open && input.shape.size() == 1) return {static_cast<int64_t>(count)};
+  check(!open, what, ": the input has unknown dimensions ", shape_str(input.shape), "; give its value as a .npy file");
+  if (num_elements(input.shape) != static_cast<int64_t>(count))
+    throw std::move(Error(cat(what, " has the wrong number of values for shape ", shape_str(input.shape)))
+                        .expected(cat(num_elements(input.shape)), cat(count)));
+  return input.shape;
+}
+
+NDArray bound_numbers(const OnnxValueInfo& input, DType dtype, const std::string& text, const std::string& what) {
+  std::vector<double> values;
+  for (const std::string& part : split(text, ',')) values.push_back(parse_number(part, dtype, what));
+  NDArray value = NDArray::from_doubles(shape_for_values(input, values.size(), what), dtype, values);
+  for (size_t i = 0; i < values.size(); ++i)
+    if (!is_float(dtype) && value.at(static_cast<int64_t>(i)) != values[i])
+      throw std::move(Error(cat(what, ": a value does not fit the input's dtype"))
+                          .expected(std::string(dtype_name(dtype)), cat(values[i])));
+  return value;
+}
+
+std::map<std::string, NDArray> bound_inputs(const std::string& path, const Args& args) {
+  std::map<std::string, NDArray> values;
+  std::vector<std::string> texts = args.all("--bind");
+  if (texts.empty()) return values;
+  std::vector<OnnxValueInfo> inputs = summarize_onnx_file(path).inputs;
+  for (const std::string& text : texts) {
+    Binding b = parse_binding(text);
+    const OnnxValueInfo& input = input_named(inputs, b.name);
+    std::string what = cat("--bind for input '", b.name, "'");
+    DType dtype = declared_dtype(input, what);
+    NDArray value = ends_with(b.value, ".npy") ? bound_npy(input, dtype, b.value, what)
+                                               : bound_numbers(input, dtype, b.value, what);
+    check(values.emplace(b.name, value).second, "--bind is given twice for input '", b.name, "'");
+  }
+  return values;
+}
+
 LoadedModel load_onnx(const std::string& path, const Args& args) {
   OnnxImportOptions options;
   options.shapes = shape_overrides(args);
   add_shapes_of_given_inputs(path, args, options.shapes);
   options.run_checker = !args.has("--no-check");
   options.freeze_params = true;  // the command line feeds only the real inputs
+  options.fixed_inputs = bound_inputs(path, args);
   OnnxModel onnx = from_onnx_file(path, options);
   for (const std::string& w : onnx.warnings) std::cerr << "kiln: warning: " << w << "\n";
-  return {onnx.module, onnx.input_names, onnx.output_names};
+  return {onnx.module, onnx.input_names, onnx.output_names, path};
 }
 
 }  // namespace
 
 LoadedModel load_model(const std::string& path, const Args& args) {
-  if (ends_with(path, ".onnx")) return load_onnx(path, args);
-  check(args.all("--shape").empty(), "--shape applies to ONNX models only");
-  check(!args.has("--no-check"), "--no-check applies to ONNX models only");
-  return load_ir_text(path);
+  LoadedModel model;
+  if (ends_with(path, ".onnx")) {
+    model = load_onnx(path, args);
+  } else {
+    check(args.all("--shape").empty(), "--shape applies to ONNX models only");
+    check(!args.has("--no-check"), "--no-check applies to ONNX models only");
+    check(args.all("--bind").empty(), "--bind applies to ONNX models only");
+    model = load_ir_text(path);
+  }
+  model.path = path;
+  return model;
 }
 
 }  // namespace kiln::cli

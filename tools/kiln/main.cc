@@ -24,26 +24,28 @@ struct Command {
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"print",
-       {"--pass", "-O", "--shape"},
+       {"--pass", "-O", "--shape", "--bind"},
        {"--no-check"},
        kiln::cli::cmd_print,
-       "kiln print FILE [-O N] [--pass NAME]... [--shape NAME=D0,D1,...] [--no-check]"},
+       "kiln print FILE [-O N] [--pass NAME]... [--shape NAME=D0,D1,...] [--bind NAME=VALUE]... [--no-check]"},
       {"compile",
-       {"-o", "--target", "-O", "--shape"},
+       {"-o", "--target", "-O", "--shape", "--bind"},
        {"--no-check", "--verbose"},
        kiln::cli::cmd_compile,
-       "kiln compile MODEL -o OUT.kiln [--target c] [-O 0..3] [--shape NAME=D0,D1,...] [--no-check] [--verbose]"},
+       "kiln compile MODEL -o OUT.kiln [--target c] [-O 0..3] [--shape NAME=D0,D1,...] [--bind NAME=VALUE]... "
+       "[--no-check] [--verbose]"},
       {"run",
-       {"--engine", "--inputs", "--outputs", "--random-inputs", "--shape", "--threads", "-O", "--target"},
+       {"--engine", "--inputs", "--outputs", "--random-inputs", "--shape", "--bind", "--threads", "-O", "--target"},
        {"--no-check"},
        kiln::cli::cmd_run,
        "kiln run MODEL|OUT.kiln [--engine compiled|interp] [--inputs DIR] [--outputs DIR] [--random-inputs SEED] "
-       "[--threads N] [-O N]"},
+       "[--bind NAME=VALUE]... [--threads N] [-O N]"},
       {"bench",
-       {"--threads", "--warmup", "--repeat", "--inputs", "--shape", "-O", "--target"},
+       {"--threads", "--warmup", "--repeat", "--inputs", "--shape", "--bind", "-O", "--target"},
        {"--no-check", "--profile"},
        kiln::cli::cmd_bench,
-       "kiln bench MODEL|OUT.kiln [--threads N] [--warmup N] [--repeat N] [--inputs DIR] [--profile]   # last line: "
+       "kiln bench MODEL|OUT.kiln [--threads N] [--warmup N] [--repeat N] [--inputs DIR] [--bind NAME=VALUE]... "
+       "[--profile]   # last line: "
        "median_ms=... min_ms=..."},
       {"onnx-test",
        {"--engine"},

@@ -18,17 +18,23 @@ struct OpDef;
 
 enum class ExprKind : uint8_t { kVar, kGlobalVar, kConstant, kOp, kCall, kTuple, kTupleGetItem, kFunction, kLet, kIf };
 
+// The source new nodes record now (see SourceScope below).
+const std::string& current_source();
+
 class ExprNode {
  public:
   virtual ~ExprNode() = default;
   const ExprKind kind;
+  // The model node this one was made for (an ONNX node's name, a line of IR text), "" when
+  // none: errors raised long after import name it. Not part of the node's structure.
+  const std::string source;
 
   // Null until InferType has visited the node.
   const Type& checked_type() const { return checked_type_; }
   void set_checked_type(Type t) const { checked_type_ = std::move(t); }
 
  protected:
-  explicit ExprNode(ExprKind k) : kind(k) {}
+  explicit ExprNode(ExprKind k) : kind(k), source(current_source()) {}
 
  private:
   mutable Type checked_type_;
@@ -93,7 +99,10 @@ class TupleGetItemNode : public ExprNode {
 class FunctionNode : public ExprNode {
  public:
   FunctionNode(std::vector<Var> p, Expr b, Type r, Attrs a)
-      : ExprNode(ExprKind::kFunction), params(std::move(p)), body(std::move(b)), ret_type(std::move(r)),
+      : ExprNode(ExprKind::kFunction),
+        params(std::move(p)),
+        body(std::move(b)),
+        ret_type(std::move(r)),
         attrs(std::move(a)) {}
   const std::vector<Var> params;
   const Expr body;
@@ -105,7 +114,8 @@ using Function = std::shared_ptr<const FunctionNode>;
 
 class LetNode : public ExprNode {
  public:
-  LetNode(Var v, Expr val, Expr b) : ExprNode(ExprKind::kLet), var(std::move(v)), value(std::move(val)), body(std::move(b)) {}
+  LetNode(Var v, Expr val, Expr b)
+      : ExprNode(ExprKind::kLet), var(std::move(v)), value(std::move(val)), body(std::move(b)) {}
   const Var var;
   const Expr value;
   const Expr body;
@@ -120,6 +130,19 @@ class IfNode : public ExprNode {
   const Expr else_branch;
 };
 
+// While one is alive, nodes made on this thread record `name` as their source (the
+// frontend sets it per ONNX node, the parser per line, rewriters per node they rewrite).
+// Scopes nest.
+class SourceScope {
+ public:
+  explicit SourceScope(std::string name);
+  ~SourceScope();
+  SourceScope(const SourceScope&) = delete;
+  SourceScope& operator=(const SourceScope&) = delete;
+
+ private:
+  std::string saved_;
+};
 // Downcast: nullptr when `e` is of another kind.
 template <class T>
 const T* as(const Expr& e);
@@ -148,16 +171,16 @@ Expr with_children(const Expr& e, const std::vector<Expr>& new_children);
 
 template <class T>
 const T* as(const Expr& e) {
-  constexpr ExprKind k = std::is_same_v<T, VarNode>             ? ExprKind::kVar
-                         : std::is_same_v<T, GlobalVarNode>     ? ExprKind::kGlobalVar
-                         : std::is_same_v<T, ConstantNode>      ? ExprKind::kConstant
-                         : std::is_same_v<T, OpNode>            ? ExprKind::kOp
-                         : std::is_same_v<T, CallNode>          ? ExprKind::kCall
-                         : std::is_same_v<T, TupleNode>         ? ExprKind::kTuple
-                         : std::is_same_v<T, TupleGetItemNode>  ? ExprKind::kTupleGetItem
-                         : std::is_same_v<T, FunctionNode>      ? ExprKind::kFunction
-                         : std::is_same_v<T, LetNode>           ? ExprKind::kLet
-                                                                : ExprKind::kIf;
+  constexpr ExprKind k = std::is_same_v<T, VarNode>            ? ExprKind::kVar
+                         : std::is_same_v<T, GlobalVarNode>    ? ExprKind::kGlobalVar
+                         : std::is_same_v<T, ConstantNode>     ? ExprKind::kConstant
+                         : std::is_same_v<T, OpNode>           ? ExprKind::kOp
+                         : std::is_same_v<T, CallNode>         ? ExprKind::kCall
+                         : std::is_same_v<T, TupleNode>        ? ExprKind::kTuple
+                         : std::is_same_v<T, TupleGetItemNode> ? ExprKind::kTupleGetItem
+                         : std::is_same_v<T, FunctionNode>     ? ExprKind::kFunction
+                         : std::is_same_v<T, LetNode>          ? ExprKind::kLet
+                                                               : ExprKind::kIf;
   return e && e->kind == k ? static_cast<const T*>(e.get()) : nullptr;
 }
 

@@ -52,6 +52,8 @@ struct OpDef {
   TypeRelation relation;
   OpPattern pattern = OpPattern::kOpaque;
   std::string kernel;  // reference kernel name; defaults to the op name
+  // Results differ from call to call (random ops): never folded into constants.
+  bool nondeterministic = false;
   std::string doc;
 
   // Fluent set-up, used by the op files.
@@ -63,6 +65,7 @@ struct OpDef {
   OpDef& set_relation(TypeRelation rel);
   OpDef& set_pattern(OpPattern p);
   OpDef& set_kernel(std::string kernel_name);
+  OpDef& set_nondeterministic();
 
   // Checks the given attributes against the schema (unknown names, wrong kinds, missing
   // required ones) and returns them with every default filled in, in schema order.

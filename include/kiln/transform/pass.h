@@ -35,6 +35,7 @@ IRModule infer_type_pass(const IRModule& mod);
 IRModule remove_unused_functions_pass(const IRModule& mod);
 IRModule inline_pass(const IRModule& mod);
 IRModule simplify_inference_pass(const IRModule& mod);
+IRModule fold_constant_pass(const IRModule& mod);
 // Groups ops into Primitive=1 functions (Relay's FuseOps). fuse=false puts every op in a
 // function of its own (Relay's fuse_opt_level=0).
 IRModule fuse_ops_pass(const IRModule& mod, bool fuse = true);

@@ -15,6 +15,7 @@
 #include "frontend/onnx/converter.h"
 #include "frontend/onnx/graph_eval.h"
 #include "frontend/onnx/model_proto.h"
+#include "frontend/onnx/node_order.h"
 #include "frontend/onnx/tensor_proto.h"
 #include "kiln/frontend/onnx.h"
 #include "kiln/ir/type_infer.h"
@@ -79,6 +80,14 @@ std::string value_kind(const onnx::TypeProto& t) {
 
 bool is_int_or_bool(DType t) { return is_int(t) || t == DType::kBool; }
 
+// Whether `shape` has the declared rank and every declared static extent.
+bool fits(const Shape& declared, const Shape& shape) {
+  if (declared.size() != shape.size()) return false;
+  for (size_t i = 0; i < shape.size(); ++i)
+    if (declared[i] != kAnyDim && declared[i] != shape[i]) return false;
+  return true;
+}
+
 // The names one graph defines. A subgraph (the body of If, Loop, Scan) sees the names of
 // the graphs around it. A name bound to nullptr is an optional without a value.
 struct Scope {
@@ -94,18 +103,6 @@ struct Scope {
   }
   bool defines(const std::string& name) const { return find(name) != nullptr; }
 };
-
-// Every node of a graph and of the subgraphs in its attributes.
-void for_each_node(const onnx::GraphProto& graph, const std::function<void(const onnx::NodeProto&, int)>& fn) {
-  for (int i = 0; i < graph.node_size(); ++i) {
-    const auto& node = graph.node(i);
-    fn(node, i);
-    for (const auto& attr : node.attribute()) {
-      if (attr.has_g()) for_each_node(attr.g(), fn);
-      for (const auto& g : attr.graphs()) for_each_node(g, fn);
-    }
-  }
-}
 
 class GraphImporter {
  public:
@@ -127,7 +124,7 @@ class GraphImporter {
     if (options_.run_checker) run_onnx_checker(model_);
     add_initializers();
     add_inputs();
-    for (int index : topological_order(graph_)) convert_node(graph_, index);
+    for (int index : checked_node_order(graph_)) convert_node(graph_, index);
     return finish(collect_outputs());
   }
 
@@ -273,8 +270,8 @@ class GraphImporter {
       throw std::move(Error(cat("the fixed value of ", what, " has the wrong dtype"))
                           .expected(std::string(dtype_name(declared)), std::string(dtype_name(value.dtype()))));
     DeclaredShape shape = declared_shape(type.tensor_type());
-    if (shape.known_rank && shape.dims.size() != value.shape().size())
-      throw std::move(Error(cat("the fixed value of ", what, " has the wrong rank"))
+    if (shape.known_rank && !fits(shape.dims, value.shape()))
+      throw std::move(Error(cat("the fixed value of ", what, " has the wrong shape"))
                           .expected(cat("(", join(shape.names), ")"), shape_str(value.shape())));
     return make_constant(value);
   }
@@ -328,12 +325,11 @@ class GraphImporter {
     return given;
   }
 
-  // Node indices in an order where every input is produced before it is read: ONNX's own
-  // order when it is already sorted. Dangling names and cycles are errors naming nodes.
-  std::vector<int> topological_order(const onnx::GraphProto& graph) const {
-    const int n = graph.node_size();
+  // The nodes in an order where every input is produced before it is read (ONNX's own
+  // order when it is already sorted), after checking that every name read is defined once.
+  std::vector<int> checked_node_order(const onnx::GraphProto& graph) const {
     std::unordered_map<std::string, int> producer;
-    for (int i = 0; i < n; ++i) {
+    for (int i = 0; i < graph.node_size(); ++i) {
       for (const auto& out : graph.node(i).output()) {
         if (out.empty()) continue;
         if (scope_->defines(out))
@@ -346,68 +342,19 @@ class GraphImporter {
                           "'"));
       }
     }
-    std::vector<int> waiting_for(n, 0);
-    std::vector<std::vector<int>> readers(n);
-    for (int i = 0; i < n; ++i) {
-      std::set<std::string> names(graph.node(i).input().begin(), graph.node(i).input().end());
-      for (const auto& name : names_read_inside(graph.node(i))) {
-        auto p = producer.find(name);
-        if (p != producer.end() && p->second != i && !names.count(name)) {
-          ++waiting_for[i];
-          readers[p->second].push_back(i);
-        }
-      }
-      for (const auto& name : names) {
-        if (name.empty() || scope_->defines(name)) continue;
-        auto p = producer.find(name);
-        if (p == producer.end())
+    for (int i = 0; i < graph.node_size(); ++i)
+      for (const auto& name : graph.node(i).input())
+        if (!name.empty() && !scope_->defines(name) && !producer.count(name))
           throw std::move(Error(cat("input '", name, "' is not produced by any node, initializer or graph input"))
                               .node(node_label(graph.node(i), i))
                               .op(graph.node(i).op_type()));
-        ++waiting_for[i];
-        readers[p->second].push_back(i);
-      }
-    }
-    std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
-    for (int i = 0; i < n; ++i)
-      if (waiting_for[i] == 0) ready.push(i);
-    std::vector<int> order;
-    while (!ready.empty()) {
-      int i = ready.top();
-      ready.pop();
-      order.push_back(i);
-      for (int r : readers[i])
-        if (--waiting_for[r] == 0) ready.push(r);
-    }
-    if (static_cast<int>(order.size()) < n) {
-      std::vector<std::string> stuck;
-      for (int i = 0; i < n && stuck.size() < kNodesNamedPerOp; ++i)
-        if (waiting_for[i] > 0) stuck.push_back(node_label(graph.node(i), i));
-      throw Error(cat("the graph has a cycle: ", n - static_cast<int>(order.size()),
-                      " nodes wait on each other's outputs, among them ", quoted_list(stuck)));
-    }
-    return order;
-  }
-
-  // Names the subgraphs of a node read (a superset of what they take from outside), so
-  // that a node is converted after the producers of the names its body captures.
-  static std::set<std::string> names_read_inside(const onnx::NodeProto& node) {
-    std::set<std::string> names;
-    for (const auto& attr : node.attribute()) {
-      auto add = [&](const onnx::GraphProto& g) {
-        for_each_node(g, [&](const onnx::NodeProto& n, int) { names.insert(n.input().begin(), n.input().end()); });
-        for (const auto& out : g.output()) names.insert(out.name());
-      };
-      if (attr.has_g()) add(attr.g());
-      for (const auto& g : attr.graphs()) add(g);
-    }
-    names.erase("");
-    return names;
+    return topological_order(graph);
   }
 
   void convert_node(const onnx::GraphProto& graph, int index) {
     const onnx::NodeProto& node = graph.node(index);
     std::string label = node_label(node, index);
+    SourceScope source(label);
     try {
       std::vector<Expr> inputs;
       for (const auto& name : node.input()) inputs.push_back(name.empty() ? nullptr : *scope_->find(name));
@@ -443,7 +390,7 @@ class GraphImporter {
     for (const auto& init : graph.initializer())
       inner.values[init.name()] = make_constant(ndarray_from_tensor_proto(init, base_dir_));
     for (int i = 0; i < graph.input_size(); ++i) inner.values[graph.input(i).name()] = args[i];
-    for (int index : topological_order(graph)) convert_node(graph, index);
+    for (int index : checked_node_order(graph)) convert_node(graph, index);
     std::vector<Expr> outputs;
     for (const auto& out : graph.output()) {
       const Expr* value = scope_->find(out.name());

@@ -65,7 +65,8 @@ void register_random_ops(OpRegistry& registry) {
       .attr("dtype", AttrKind::kString, "float32")
       .attr("seed", AttrKind::kInt, AttrValue())
       .set_relation(named_relation("random.uniform", sample_relation))
-      .set_pattern(OpPattern::kOpaque);
+      .set_pattern(OpPattern::kOpaque)
+      .set_nondeterministic();
 
   registry.add("random.normal")
       .describe("Samples of the normal distribution N(mean, scale^2), of attribute shape and float dtype.")
@@ -75,7 +76,8 @@ void register_random_ops(OpRegistry& registry) {
       .attr("dtype", AttrKind::kString, "float32")
       .attr("seed", AttrKind::kInt, AttrValue())
       .set_relation(named_relation("random.normal", sample_relation))
-      .set_pattern(OpPattern::kOpaque);
+      .set_pattern(OpPattern::kOpaque)
+      .set_nondeterministic();
 
   registry.add("random.bernoulli")
       .describe("1 with probability probs[i], else 0, in dtype (\"\": the dtype of probs).")
@@ -83,7 +85,8 @@ void register_random_ops(OpRegistry& registry) {
       .attr("dtype", AttrKind::kString, "")
       .attr("seed", AttrKind::kInt, AttrValue())
       .set_relation(named_relation("random.bernoulli", bernoulli_relation))
-      .set_pattern(OpPattern::kOpaque);
+      .set_pattern(OpPattern::kOpaque)
+      .set_nondeterministic();
 
   registry.add("random.multinomial")
       .describe(
@@ -94,7 +97,8 @@ void register_random_ops(OpRegistry& registry) {
       .attr("dtype", AttrKind::kString, "int32")
       .attr("seed", AttrKind::kInt, AttrValue())
       .set_relation(named_relation("random.multinomial", multinomial_relation))
-      .set_pattern(OpPattern::kOpaque);
+      .set_pattern(OpPattern::kOpaque)
+      .set_nondeterministic();
 }
 
 }  // namespace kiln

@@ -7,6 +7,7 @@
 // grow (scan outputs, sequences), and each iteration's counter is a constant, so the shape
 // arithmetic inside the body folds.
 #include "frontend/onnx/converters/converter_util.h"
+#include "kiln/ir/visit.h"
 
 namespace kiln::frontend {
 
@@ -49,27 +50,56 @@ Expr stack(const std::vector<Expr>& parts, int64_t axis) {
 
 // ---- If ----
 
+// Why both branches of an If had to be converted, and how to avoid that. Exporters such as
+// torch.jit.script write each branch for the inputs it is taken with (a sample-rate switch
+// whose branches expect differently sized audio), so the branch not meant for the shapes
+// given may not convert at all, although ONNX Runtime, which runs only the branch taken,
+// accepts the model. Fixing the inputs the condition depends on folds the If at import.
+std::string run_time_condition_note(const ConvertContext& c) {
+  std::vector<std::string> inputs;
+  post_order_visit(c.input(0), [&](const Expr& e) {
+    const auto* var = as<VarNode>(e);
+    if (var && !c.constant_value(e)) inputs.push_back(var->name);
+  });
+  // "must be known at import time" is what `kiln onnx-test` retries with fixed inputs on.
+  const std::string why = " must be known at import time for kiln to convert only the branch taken";
+  if (inputs.empty()) return "the condition (input 0)" + why;
+  std::vector<std::string> quoted, binds;
+  for (const auto& name : inputs) {
+    quoted.push_back("'" + name + "'");
+    binds.push_back("--bind " + name + "=VALUE");
+  }
+  return cat("the condition depends on ", inputs.size() == 1 ? "input " : "inputs ", join(quoted), ", which", why,
+             " (fix ", inputs.size() == 1 ? "it" : "them", " with kiln ", join(binds, " "), ")");
+}
+
+std::vector<Expr> convert_branch(ConvertContext& c, const onnx::GraphProto& graph, const std::string& which) {
+  try {
+    return c.convert_subgraph(graph, {});
+  } catch (const Error& e) {
+    throw Error(cat(which, " cannot be converted (", e.what(), "); ", run_time_condition_note(c)));
+  }
+}
+
 ConvertResult convert_if(ConvertContext& c) {
   const onnx::GraphProto& then_graph = graph_attr(c, "then_branch");
   const onnx::GraphProto& else_graph = graph_attr(c, "else_branch");
   if (std::optional<NDArray> cond = c.constant_input(0))
     return c.convert_subgraph(bool_scalar(*cond, "If's condition") ? then_graph : else_graph, {});
-  std::vector<Expr> then_out = c.convert_subgraph(then_graph, {});
-  std::vector<Expr> else_out = c.convert_subgraph(else_graph, {});
+  std::vector<Expr> then_out = convert_branch(c, then_graph, "then_branch");
+  std::vector<Expr> else_out = convert_branch(c, else_graph, "else_branch");
   if (then_out.size() != else_out.size())
     throw std::move(Error("If's branches give different numbers of outputs")
                         .expected(cat(then_out.size(), " (then_branch)"), cat(else_out.size(), " (else_branch)")));
   std::vector<Expr> outputs;
   for (size_t k = 0; k < then_out.size(); ++k) {
     if (!then_out[k] || !else_out[k])
-      throw Error(cat("output ", k,
-                      " of If is an optional that has a value in only one branch; the condition (input 0) must be "
-                      "known at import time"));
+      throw Error(
+          cat("output ", k, " of If is an optional that has a value in only one branch; ", run_time_condition_note(c)));
     Type then_type = c.type_of(then_out[k]), else_type = c.type_of(else_out[k]);
     if (!type_equal(then_type, else_type))
-      throw std::move(Error(cat("output ", k,
-                                " of If has different types in its branches; kiln needs them equal unless the "
-                                "condition (input 0) is known at import time"))
+      throw std::move(Error(cat("output ", k, " of If has different types in its branches, which kiln needs equal; ",
+                                run_time_condition_note(c)))
                           .expected(type_str(then_type) + " (then_branch)", type_str(else_type) + " (else_branch)"));
     outputs.push_back(make_if(c.input(0), then_out[k], else_out[k]));
   }
