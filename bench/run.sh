@@ -5,7 +5,9 @@
 # bench/results.md.
 #
 # usage: bench/run.sh [KILN_BINARY]     (default: build/release/kiln)
-# env:   WARMUP (default 5), REPEAT (default 20), MODELS (default: all five)
+# env:   WARMUP (default 5), REPEAT (default 20), MODELS (default: all five),
+#        REGRESSION_MODELS (models of tests/realmodels/regression_models.py to add; default
+#        dynamic_quant_seg, the quantize_dynamic-form segmentation network; "none" for none)
 # Compile time is measured with an empty kernel cache (KILN_CACHE_DIR points at a fresh
 # directory per model), so it includes the C compiler's work.
 # A model that fails to compile or run shows "fail" in its cells; the others still run, and
@@ -18,7 +20,12 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 # shellcheck disable=SC2086
-if ! /usr/bin/python3 "$root/tests/realmodels/export_models.py" "$work" ${MODELS:-} 2>"$work/export.log"; then
+regression_models=${REGRESSION_MODELS:-dynamic_quant_seg}
+[[ $regression_models == none ]] && regression_models=""
+# shellcheck disable=SC2086
+if ! /usr/bin/python3 "$root/tests/realmodels/export_models.py" "$work" ${MODELS:-} 2>"$work/export.log" ||
+  { [[ -n $regression_models ]] &&
+    ! /usr/bin/python3 "$root/tests/realmodels/regression_models.py" "$work" $regression_models 2>>"$work/export.log"; }; then
   cat "$work/export.log" >&2
   exit 1
 fi
@@ -84,7 +91,7 @@ Measured $(date -u '+%Y-%m-%d %H:%M UTC') at commit \`$commit\`$dirty on $cpu ($
 \`bench/run.sh\`. Load average before the run: $load_before; after: $(cut -d' ' -f1-3 /proc/loadavg)
 (the machine may be shared, so read small differences as noise).
 Latency is the median of $repeat runs after $warmup warm-up runs, batch 1, random weights and inputs
-from \`tests/realmodels/export_models.py\`; ONNX Runtime is onnxruntime-node (CPU, all graph
+from \`tests/realmodels/export_models.py\` (and \`regression_models.py\` for: ${regression_models:-none}); ONNX Runtime is onnxruntime-node (CPU, all graph
 optimisations, sequential execution, intra-op threads as listed). Compile time is the wall time of
 \`kiln compile\` with an empty kernel cache. The last column counts fused functions that run on
 reference kernels.
@@ -97,6 +104,7 @@ Commands, per model (DIR is one export's folder):
 
 \`\`\`
 /usr/bin/python3 tests/realmodels/export_models.py OUT ${MODELS:-}
+/usr/bin/python3 tests/realmodels/regression_models.py OUT $regression_models
 KILN_CACHE_DIR=<empty dir> kiln compile DIR/model.onnx -o DIR/model.kiln --verbose
 kiln bench DIR/model.kiln --inputs DIR/inputs --threads N --warmup $warmup --repeat $repeat
 node tools/ort/run.js DIR/model.onnx --inputs DIR/inputs --bench --threads N --warmup $warmup --repeat $repeat

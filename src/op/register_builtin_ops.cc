@@ -43,6 +43,7 @@ void register_qnn_matmul_ops(OpRegistry& registry);
 void register_signal_dft_ops(OpRegistry& registry);
 void register_signal_window_ops(OpRegistry& registry);
 void register_random_ops(OpRegistry& registry);
+void register_control_unreachable_ops(OpRegistry& registry);
 
 void register_builtin_ops() {
   static const bool done = [] {
@@ -86,6 +87,7 @@ void register_builtin_ops() {
     register_signal_dft_ops(r);
     register_signal_window_ops(r);
     register_random_ops(r);
+    register_control_unreachable_ops(r);
     return true;
   }();
   (void)done;

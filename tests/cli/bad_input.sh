@@ -2,24 +2,7 @@
 # Bad input ends in one clear line on stderr and exit status 1 — never a crash.
 set -uo pipefail
 kiln=$1 root=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-
-# expect_error DESCRIPTION PATTERN COMMAND...: exit 1, one stderr line matching PATTERN.
-expect_error() {
-  local what=$1 pattern=$2
-  shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local status=$?
-  local lines
-  lines=$(wc -l <"$tmp/err")
-  if [[ $status -ne 1 || $lines -ne 1 ]] || ! grep -qE "$pattern" "$tmp/err"; then
-    echo "FAIL: $what: status $status, $lines stderr lines:"
-    cat "$tmp/err"
-    failures=$((failures + 1))
-  fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/lib/expect.sh"
 
 printf 'def @main(%%x: Tensor[(2, 3), float32]) {\n  add(%%x, \n}\n' >"$tmp/malformed.relay"
 expect_error "malformed IR" "malformed.relay:[0-9]+:[0-9]+:" "$kiln" print "$tmp/malformed.relay"

@@ -4,14 +4,7 @@
 # partial artifact) is left behind.
 set -uo pipefail
 kiln=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
+source "$(dirname "${BASH_SOURCE[0]}")/lib/expect.sh"
 
 # expect_compile_error DESCRIPTION PATTERN MODEL [FLAGS...]: `kiln compile MODEL -o OUT FLAGS`
 # exits 1 with one stderr line matching every |-separated part of PATTERN, and leaves no OUT.

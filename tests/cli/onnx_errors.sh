@@ -3,29 +3,8 @@
 # stderr and exit status 1; good ones print, run, and pass `kiln onnx-test`.
 set -uo pipefail
 kiln=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
+source "$(dirname "${BASH_SOURCE[0]}")/lib/expect.sh"
 python=/usr/bin/python3
-
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
-
-# expect_error DESCRIPTION PATTERN COMMAND...: exit 1, one stderr line matching PATTERN.
-expect_error() {
-  local what=$1 pattern=$2
-  shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local status=$?
-  local lines
-  lines=$(wc -l <"$tmp/err")
-  if [[ $status -ne 1 || $lines -ne 1 ]] || ! grep -qE -- "$pattern" "$tmp/err"; then
-    fail "$what: status $status, $lines stderr lines:"
-    cat "$tmp/err"
-  fi
-}
 
 # Models made with ONNX's own Python helpers.
 (cd "$tmp" && "$python" - <<'EOF') || { echo "FAIL: cannot make test models"; exit 1; }

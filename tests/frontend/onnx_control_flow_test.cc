@@ -7,6 +7,7 @@
 #include "frontend/onnx_test_util.h"
 #include "kiln/interp/interpreter.h"
 #include "kiln/ir/printer.h"
+#include "kiln/transform/pass.h"
 
 namespace kiln::testing {
 namespace {
@@ -85,23 +86,75 @@ onnx::GraphProto lstm_branch(const std::string& name, const std::vector<int64_t>
   return g.graph();
 }
 
-OnnxModelBuilder sample_rate_switch_model() {
+// The switch with the unsqueeze axes of each branch: {0} converts for x [1, 2], {0, 1} not.
+OnnxModelBuilder sample_rate_switch_model(const std::vector<int64_t>& then_axes = {0},
+                                          const std::vector<int64_t>& else_axes = {0, 1}) {
   OnnxModelBuilder b(13);
   b.input("x", {1, 2}).input("h", {1, 1, 2}).input("c", {1, 1, 2}).input("sr", {}, onnx::TensorProto::INT64);
   b.output("y", {1, 1, 2});
   b.initializer("sr16k", i64_scalar(16000));
   b.node("Equal", {"sr", "sr16k"}, {"is16k"}, "is_16k");
   auto& n = b.node("If", {"is16k"}, {"y"}, "switch_rate");
-  set_graph(n, "then_branch", lstm_branch("rate16k", {0}));
-  set_graph(n, "else_branch", lstm_branch("rate8k", {0, 1}));
+  set_graph(n, "then_branch", lstm_branch("rate16k", then_axes));
+  set_graph(n, "else_branch", lstm_branch("rate8k", else_axes));
   return b;
 }
 
-TEST(OnnxControlFlow, IfWithRunTimeConditionNamesTheBranchThatDoesNotConvertAndTheInputToFix) {
+OnnxModel import_switch(const OnnxModelBuilder& b) {
   OnnxImportOptions options;
   options.freeze_params = true;
-  std::string message = error_of([&] { from_onnx_bytes(sample_rate_switch_model().bytes(), options); });
-  EXPECT_TRUE(contains(message, "node 'switch_rate': op 'If': else_branch cannot be converted"));
+  return from_onnx_bytes(b.bytes(), options);
+}
+
+// The switch run with sr; the branch that converts gives 0.5 * tanh(0.5 * c).
+Value run_switch(const OnnxModel& m, int64_t sr) {
+  return interpret(m.module, "main",
+                   {f32({1, 2}, {1, 2}), f32({1, 1, 2}, {0, 0}), f32({1, 1, 2}, {1, -2}), i64_scalar(sr)});
+}
+
+const std::vector<double> kSwitchOutput{0.5 * std::tanh(0.5), 0.5 * std::tanh(-1.0)};
+
+// As ONNX Runtime, which runs only the branch taken: the model imports with a warning,
+// runs when the branch that converts is taken, and fails naming the If, the branch and
+// the conversion error when the other one is.
+TEST(OnnxControlFlow, IfWithRunTimeConditionKeepsABranchThatDoesNotConvertAsARunTimeError) {
+  OnnxModel m = import_switch(sample_rate_switch_model());
+  ASSERT_EQ(m.warnings.size(), 1u);
+  EXPECT_TRUE(contains(m.warnings[0], "node 'switch_rate' (If): else_branch does not convert for these input shapes"));
+  EXPECT_TRUE(contains(m.warnings[0], "node 'rnn/LSTM': op 'LSTM': X must have rank 3"));
+  std::string ir = print_module(m.module);
+  EXPECT_TRUE(contains(ir, "if ("));
+  EXPECT_TRUE(contains(ir, "unreachable(message="));
+  expect_close(run_switch(m, 16000).tensor(), kSwitchOutput);
+  std::string message = error_of([&] { run_switch(m, 8000); });
+  EXPECT_TRUE(contains(message,
+                       "node 'switch_rate': else_branch was not converted: node 'rnn/LSTM': op 'LSTM': "
+                       "X must have rank 3"));
+  EXPECT_TRUE(contains(message, "it cannot run with these input shapes"));
+}
+
+TEST(OnnxControlFlow, IfWhoseThenBranchDoesNotConvertRunsItsElseBranch) {
+  OnnxModel m = import_switch(sample_rate_switch_model({0, 1}, {0}));
+  ASSERT_EQ(m.warnings.size(), 1u);
+  EXPECT_TRUE(contains(m.warnings[0], "then_branch does not convert"));
+  expect_close(run_switch(m, 8000).tensor(), kSwitchOutput);
+  EXPECT_TRUE(contains(error_of([&] { run_switch(m, 16000); }), "node 'switch_rate': then_branch was not converted"));
+}
+
+// Neither the passes nor import-time evaluation may fold the trap or the If away.
+TEST(OnnxControlFlow, TrapOfABranchThatDoesNotConvertSurvivesConstantFolding) {
+  OnnxModel m = import_switch(sample_rate_switch_model());
+  m.module = fold_constant_pass(m.module);
+  EXPECT_TRUE(contains(print_module(m.module), "unreachable(message="));
+  expect_close(run_switch(m, 16000).tensor(), kSwitchOutput);
+  EXPECT_TRUE(contains(error_of([&] { run_switch(m, 8000); }), "else_branch was not converted"));
+}
+
+TEST(OnnxControlFlow, IfWhoseBranchesBothFailToConvertNamesTheInputToFix) {
+  OnnxImportOptions options;
+  options.freeze_params = true;
+  std::string message = error_of([&] { from_onnx_bytes(sample_rate_switch_model({0, 1}, {0, 1}).bytes(), options); });
+  EXPECT_TRUE(contains(message, "node 'switch_rate': op 'If': then_branch cannot be converted"));
   EXPECT_TRUE(contains(message, "node 'rnn/LSTM': op 'LSTM': X must have rank 3"));
   EXPECT_TRUE(contains(message, "the condition depends on input 'sr'"));
   EXPECT_TRUE(contains(message, "--bind sr=VALUE"));

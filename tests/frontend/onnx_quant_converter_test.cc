@@ -74,6 +74,60 @@ TEST(OnnxQuantConverters, DynamicQuantizeLinearMatchesOnnxFormula) {
   expect_close(out[2], expected[2], 0, 0);
 }
 
+// Expected values from ONNX Runtime 1.x (onnxruntime-node, tools/ort/run.js) on the same inputs.
+TEST(OnnxQuantConverters, DynamicQuantizeLinearMatchesOnnxRuntime) {
+  auto run = [](const std::vector<double>& x) {
+    OnnxModelBuilder b(11);
+    const int64_t n = static_cast<int64_t>(x.size());
+    b.input("x", {n}).output("y", {n}, kU8).output("scale", {}).output("zp", {}, kU8);
+    b.node("DynamicQuantizeLinear", {"x"}, {"y", "scale", "zp"});
+    return run_model(b, {tensor({n}, x)});
+  };
+  // Range [-1, 254]: scale 1, zero point 1, and x + 0.5 are exact ties (half to even).
+  auto ties = run({-1, 254, 0.5, 1.5, 2.5, -0.5, 100.5, 101.5, 253.5});
+  expect_close(ties[0], {0, 255, 1, 3, 3, 1, 101, 103, 255}, 0, 0);
+  expect_close(ties[1], {1}, 0, 0);
+  expect_close(ties[2], {1}, 0, 0);
+  // All negative: the range widens to 0, the zero point saturates at 255.
+  auto negative = run({-0.5, -1, -2, -3, -2.55});
+  expect_close(negative[0], {213, 170, 85, 0, 38}, 0, 0);
+  expect_close(negative[1], {static_cast<double>(3.0f / 255.0f)}, 0, 0);  // printed 0.011764706
+  expect_close(negative[2], {255}, 0, 0);
+  // A zero point of exactly 0.5 (range [-0.5, 254.5], scale 1) rounds to even: 0.
+  auto zero_point_tie = run({-0.5, 254.5, 3});
+  expect_close(zero_point_tie[0], {0, 254, 3}, 0, 0);
+  expect_close(zero_point_tie[2], {0}, 0, 0);
+  // All zero: an empty range, where ONNX Runtime takes scale 1 (ONNX's formula divides 0 by 0).
+  auto zeros = run({0, 0, 0});
+  expect_close(zeros[0], {0, 0, 0}, 0, 0);
+  expect_close(zeros[1], {1}, 0, 0);
+  expect_close(zeros[2], {0}, 0, 0);
+}
+
+TEST(OnnxQuantConverters, ConvIntegerZeroPointsGroupsStridesPadsMatchOnnxRuntime) {
+  OnnxModelBuilder b(10);
+  b.input("x", {1, 2, 3, 3}, kU8).output("y", {1, 2, 2, 3}, kI32);
+  b.initializer("w", i8({2, 1, 2, 2}, {1, -2, 3, -128, 127, 0, -5, 6}));
+  b.initializer("xzp", NDArray::scalar(DType::kUInt8, 130)).initializer("wzp", i8({1}, {-3}));
+  onnx::NodeProto& node = b.node("ConvInteger", {"x", "w", "xzp", "wzp"}, {"y"});
+  set_attr(node, "group", int64_t{2});
+  set_attr(node, "strides", std::vector<int64_t>{2, 1});
+  set_attr(node, "pads", std::vector<int64_t>{1, 0, 0, 1});
+  NDArray x = u8({1, 2, 3, 3}, {10, 200, 130, 0, 255, 129, 77, 131, 3, 130, 130, 1, 250, 9, 140, 60, 61, 62});
+  expect_close(run_model(b, {x})[0], {-9470, 420, 0, -838, 16380, -766, 0, -1161, 258, 14756, -16174, 1436}, 0, 0);
+}
+
+TEST(OnnxQuantConverters, ConvIntegerAccumulatorWrapsInInt32) {
+  // 33100 products of (0 - 255) * (-128 - 127) = 65025 sum past 2^31; ONNX Runtime wraps.
+  const int64_t n = 33100;
+  OnnxModelBuilder b(10);
+  b.input("x", {1, 1, 1, n}, kU8).output("y", {1, 1, 1, 1}, kI32);
+  b.initializer("w", NDArray::from_doubles({1, 1, 1, n}, DType::kInt8, std::vector<double>(n, -128)));
+  b.initializer("xzp", NDArray::scalar(DType::kUInt8, 255)).initializer("wzp", NDArray::scalar(DType::kInt8, 127));
+  b.node("ConvInteger", {"x", "w", "xzp", "wzp"}, {"y"});
+  expect_close(run_model(b, {NDArray::empty({1, 1, 1, n}, DType::kUInt8)})[0], {-2142639796}, 0, 0);
+}
+
 TEST(OnnxQuantConverters, QLinearConvWithBiasAndPerChannelWeightScale) {
   OnnxModelBuilder b(10);
   b.input("x", {1, 2, 4, 4}, kU8).output("y", {1, 3, 4, 4}, kU8);

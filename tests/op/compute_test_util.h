@@ -10,6 +10,8 @@
 #include <cmath>
 #include <random>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "backend/lower_primitive.h"
@@ -28,6 +30,9 @@ struct CompareOptions {
   double atol = 1e-5;
   unsigned seed = 7;
   double low = -2, high = 2;  // range of float inputs; integer inputs take [low, high] too
+  // Per-parameter [low, high] overriding the range above for the first ranges.size() parameters
+  // (e.g. quantized data, zero points and scales, each with its own range).
+  std::vector<std::pair<double, double>> ranges;
 };
 
 // Default tolerances, inputs drawn from [low, high].
@@ -78,7 +83,9 @@ inline std::string expect_compiled_matches_interpreter(const std::string& fn_tex
   std::vector<NDArray> inputs;
   std::vector<Expr> constants;
   for (const Var& p : fn->params) {
-    inputs.push_back(random_tensor(expect_tensor(p->type_annotation, p->name), gen, o));
+    CompareOptions range = o;
+    if (inputs.size() < o.ranges.size()) std::tie(range.low, range.high) = o.ranges[inputs.size()];
+    inputs.push_back(random_tensor(expect_tensor(p->type_annotation, p->name), gen, range));
     constants.push_back(make_constant(inputs.back()));
   }
   std::vector<NDArray> want = interpret_expr(make_call(fn, constants)).flatten();

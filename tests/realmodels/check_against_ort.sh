@@ -1,6 +1,7 @@
 # Sourced by the real-model tests: check_models KILN ROOT DIR runs every model folder
 # DIR/<name>/ (model.onnx, inputs/*.npy, optional `tolerance` "RTOL ATOL", optional
-# `compile_flags` for kiln compile) through ONNX Runtime, kiln's interpreter and kiln's
+# `import_flags` for kiln print and compile, optional `compile_flags` for kiln compile
+# alone) through ONNX Runtime, kiln's interpreter and kiln's
 # compiled engine, and compares both with ONNX Runtime. It counts failures in $failures.
 # With check_static=1 a model must also import with every dimension static.
 failures=0
@@ -13,9 +14,10 @@ fail() {
 
 # usage: check_engine KILN ROOT NAME DIR ENGINE
 check_engine() {
-  local kiln=$1 root=$2 name=$3 dir=$4 engine=$5 model=$4/model.onnx tolerance=(1e-3 1e-4) flags=()
+  local kiln=$1 root=$2 name=$3 dir=$4 engine=$5 model=$4/model.onnx tolerance=(1e-3 1e-4) flags=() import_flags=()
   [[ -f $dir/tolerance ]] && read -r -a tolerance <"$dir/tolerance"
   [[ -f $dir/compile_flags ]] && read -r -a flags <"$dir/compile_flags"
+  [[ -f $dir/import_flags ]] && read -r -a import_flags <"$dir/import_flags" && flags+=("${import_flags[@]}")
   if [[ $engine == compiled ]]; then
     if ! "$kiln" compile "$model" -o "$dir/model.kiln" "${flags[@]}" >/dev/null; then
       fail "$name ($engine): compile"
@@ -38,7 +40,9 @@ check_models() {
   for dir in "$3"/*/; do
     dir=${dir%/}
     name=$(basename "$dir")
-    if ! "$kiln" print "$dir/model.onnx" >"$dir/ir.txt"; then
+    local import_flags=()
+    [[ -f $dir/import_flags ]] && read -r -a import_flags <"$dir/import_flags"
+    if ! "$kiln" print "$dir/model.onnx" "${import_flags[@]}" >"$dir/ir.txt"; then
       fail "$name: import"
       continue
     fi

@@ -29,15 +29,23 @@ from onnx import TensorProto, helper, numpy_helper
 rng = np.random.default_rng(0)
 
 
-def save(out_dir, name, model, inputs, tolerance=None):
+def save(out_dir, name, model, inputs, extras=None):
+    """extras: "tolerance" (rtol, atol), "import_flags" (for kiln print and compile) and
+    "compile_flags" (kiln compile alone), each written to a file of that name beside the
+    model (tests/realmodels/check_against_ort.sh reads them)."""
     folder = os.path.join(out_dir, name)
     os.makedirs(os.path.join(folder, "inputs"), exist_ok=True)
     onnx.save(model, os.path.join(folder, "model.onnx"))
     for key, value in inputs.items():
         np.save(os.path.join(folder, "inputs", key + ".npy"), value)
-    if tolerance:
+    extras = extras or {}
+    if "tolerance" in extras:
         with open(os.path.join(folder, "tolerance"), "w") as f:
-            f.write(f"{tolerance[0]} {tolerance[1]}\n")
+            f.write("%g %g\n" % extras["tolerance"])
+    for flags in ("import_flags", "compile_flags"):
+        if flags in extras:
+            with open(os.path.join(folder, flags), "w") as f:
+                f.write(extras[flags] + "\n")
 
 
 def torch_export(model, inputs, opset=13):
@@ -215,7 +223,7 @@ def dynamic_quant_seg():
     # difference may move a value across a rounding boundary: one quantization step. A step of
     # every input of the low classifier (scale ~1.1e-4 times its largest row sum of |weights|,
     # ~3.6) moves an output by at most ~4e-4; the output is a convex (bilinear) mix of those.
-    return model, inputs, (1e-3, 5e-4)
+    return model, inputs, {"tolerance": (1e-3, 5e-4)}
 
 
 def lstm_in_if():
@@ -224,7 +232,8 @@ def lstm_in_if():
     # LSTMCell decoder over the state input) written for its own chunk size. The audio input
     # has symbolic dimensions, so ONNX Runtime loads the model and runs only the branch
     # taken; for a 16 kHz chunk the 8 kHz branch is ill-typed (its encoder leaves two frames,
-    # so its LSTM sees a rank-5 X). kiln imports it with --bind sr=16000 (the If folds).
+    # so its LSTM sees a rank-5 X). kiln's interpreter runs it with a run-time flag; compiled,
+    # the flag is bound at build time (--bind sr=16000: the If folds).
     import torch
 
     class Branch(torch.nn.Module):
@@ -281,7 +290,11 @@ def lstm_in_if():
         for i in range(rank):
             output.type.tensor_type.shape.dim.add().dim_param = f"{output.name}_{i}"
     onnx.checker.check_model(model)
-    return model, inputs
+    # The audio's length is symbolic, and the branches' shape arithmetic needs it at import
+    # (run takes it from the inputs given). Compiled code runs dataflow graphs: the flag is
+    # fixed at build time, as a deployment for one sample rate would.
+    return model, inputs, {"import_flags": "--shape input=1,576 --shape state=2,1,128",
+                           "compile_flags": "--bind sr=16000"}
 
 
 def fp16_weights():

@@ -185,4 +185,117 @@ KILN_DEFINE_SGEMM_NT(1, 8)
 KILN_DEFINE_SGEMM_NT(2, 4)
 KILN_DEFINE_SGEMM_NT(4, 4)
 
+/* ----- Integer NN tiles for quantized convolutions (qnn.conv2d through src/op/nn/conv.cc) -----
+ *
+ * The NN tile's contract on int16 operands (zero-point-shifted 8-bit values) and int32 C:
+ *   C[i][j] += sum over r < taps_h, s < taps_w, p < k of
+ *              A[i*a_row + p*a_k + r*a_th + s*a_tw] * B[p*b_k + r*b_th + s*b_tw + j]
+ * The int32 sums wrap (ONNX's ConvInteger: "the accumulation may overflow if and only if in 32
+ * bits"), so any summation order gives the same result. Channels p and p + 1 are taken in pairs:
+ * a pair of 16-bit products summed into 32 bits is one vpmaddwd (or AVX512-VNNI vpdpwssd) lane,
+ * which cannot overflow for operands within +-255. */
+
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
+
+#if defined(__AVX512VNNI__)
+#define KILN_DPWSSD(acc, a, b) _mm512_dpwssd_epi32((acc), (a), (b))
+#else
+#define KILN_DPWSSD(acc, a, b) _mm512_add_epi32((acc), _mm512_madd_epi16((a), (b)))
+#endif
+
+/* 16 columns of rows b0 and b1 interleaved: 32-bit lane j holds (b0[j], b1[j]). */
+static inline __m512i kiln_pair_rows_s16(const int16_t* b0, const int16_t* b1, __mmask16 mask, int second) {
+  const __m512i index = _mm512_set_epi16(47, 15, 46, 14, 45, 13, 44, 12, 43, 11, 42, 10, 41, 9, 40, 8, 39, 7, 38, 6, 37,
+                                         5, 36, 4, 35, 3, 34, 2, 33, 1, 32, 0);
+  const __m256i lo = _mm256_maskz_loadu_epi16(mask, b0);
+  const __m256i hi = second ? _mm256_maskz_loadu_epi16(mask, b1) : _mm256_setzero_si256();
+  return _mm512_permutex2var_epi16(_mm512_zextsi256_si512(lo), index, _mm512_zextsi256_si512(hi));
+}
+
+/* a0 and a1 as one 32-bit pair broadcast to every lane. */
+static inline __m512i kiln_pair_broadcast_s16(const int16_t* a, int64_t a_k, int second) {
+  const uint32_t lo = (uint16_t)a[0], hi = second ? (uint16_t)a[a_k] : 0u;
+  return _mm512_set1_epi32((int32_t)(lo | (hi << 16)));
+}
+
+#define KILN_IGEMM_NN_STEP(MR, NV, TAPS_H, TAPS_W, SECOND)                                   \
+  for (int64_t r = 0; r < (TAPS_H); ++r)                                                     \
+    for (int64_t s = 0; s < (TAPS_W); ++s) {                                                 \
+      const int16_t* KILN_RESTRICT a_tap = a + p * a_k + r * a_th + s * a_tw;                \
+      const int16_t* KILN_RESTRICT b_tap = b + p * b_k + r * b_th + s * b_tw;                \
+      __m512i bv[NV];                                                                        \
+      for (int v = 0; v < (NV); ++v)                                                         \
+        bv[v] = kiln_pair_rows_s16(b_tap + 16 * v, b_tap + b_k + 16 * v, mask[v], (SECOND)); \
+      for (int i = 0; i < (MR); ++i) {                                                       \
+        const __m512i av = kiln_pair_broadcast_s16(a_tap + i * a_row, a_k, (SECOND));        \
+        for (int v = 0; v < (NV); ++v) acc[i][v] = KILN_DPWSSD(acc[i][v], av, bv[v]);        \
+      }                                                                                      \
+    }
+
+#define KILN_IGEMM_NN_LOOP(MR, NV, TAPS_H, TAPS_W)                          \
+  {                                                                         \
+    int64_t p = 0;                                                          \
+    for (; p + 1 < k; p += 2) KILN_IGEMM_NN_STEP(MR, NV, TAPS_H, TAPS_W, 1) \
+    if (p < k) KILN_IGEMM_NN_STEP(MR, NV, TAPS_H, TAPS_W, 0)                \
+  }
+
+#define KILN_DEFINE_IGEMM_NN(MR, NR)                                                                         \
+  static inline int32_t kiln_igemm_nn_s16_##MR##x##NR(                                                       \
+      int64_t k, int64_t taps_h, int64_t taps_w, const int16_t* KILN_RESTRICT a, int64_t a_row, int64_t a_k, \
+      int64_t a_th, int64_t a_tw, const int16_t* KILN_RESTRICT b, int64_t b_k, int64_t b_th, int64_t b_tw,   \
+      int32_t* KILN_RESTRICT c, int64_t c_row, int64_t n) {                                                  \
+    enum { NV = (NR) / 16 };                                                                                 \
+    __mmask16 mask[NV];                                                                                      \
+    __m512i acc[MR][NV];                                                                                     \
+    for (int v = 0; v < NV; ++v) mask[v] = kiln_tail_mask16(n - 16 * v);                                     \
+    for (int i = 0; i < (MR); ++i)                                                                           \
+      for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_maskz_loadu_epi32(mask[v], c + i * c_row + 16 * v);    \
+    if (taps_h == 1 && taps_w == 1) {                                                                        \
+      KILN_IGEMM_NN_LOOP(MR, NV, 1, 1)                                                                       \
+    } else if (taps_h == 3 && taps_w == 3) {                                                                 \
+      KILN_IGEMM_NN_LOOP(MR, NV, 3, 3)                                                                       \
+    } else {                                                                                                 \
+      KILN_IGEMM_NN_LOOP(MR, NV, taps_h, taps_w)                                                             \
+    }                                                                                                        \
+    for (int i = 0; i < (MR); ++i)                                                                           \
+      for (int v = 0; v < NV; ++v) _mm512_mask_storeu_epi32(c + i * c_row + 16 * v, mask[v], acc[i][v]);     \
+    return 0;                                                                                                \
+  }
+
+#else /* portable version: the same contract, left to the compiler (unsigned sums wrap) */
+
+#define KILN_DEFINE_IGEMM_NN(MR, NR)                                                                         \
+  static inline int32_t kiln_igemm_nn_s16_##MR##x##NR(                                                       \
+      int64_t k, int64_t taps_h, int64_t taps_w, const int16_t* KILN_RESTRICT a, int64_t a_row, int64_t a_k, \
+      int64_t a_th, int64_t a_tw, const int16_t* KILN_RESTRICT b, int64_t b_k, int64_t b_th, int64_t b_tw,   \
+      int32_t* KILN_RESTRICT c, int64_t c_row, int64_t n) {                                                  \
+    const int64_t cols = n < (NR) ? n : (NR);                                                                \
+    uint32_t acc[MR][NR];                                                                                    \
+    for (int i = 0; i < (MR); ++i)                                                                           \
+      for (int64_t j = 0; j < cols; ++j) acc[i][j] = (uint32_t)c[i * c_row + j];                             \
+    for (int64_t r = 0; r < taps_h; ++r)                                                                     \
+      for (int64_t s = 0; s < taps_w; ++s)                                                                   \
+        for (int64_t p = 0; p < k; ++p) {                                                                    \
+          const int16_t* KILN_RESTRICT b_row = b + p * b_k + r * b_th + s * b_tw;                            \
+          for (int i = 0; i < (MR); ++i) {                                                                   \
+            const int32_t av = a[i * a_row + p * a_k + r * a_th + s * a_tw];                                 \
+            for (int64_t j = 0; j < cols; ++j) acc[i][j] += (uint32_t)(av * (int32_t)b_row[j]);              \
+          }                                                                                                  \
+        }                                                                                                    \
+    for (int i = 0; i < (MR); ++i)                                                                           \
+      for (int64_t j = 0; j < cols; ++j) c[i * c_row + j] = (int32_t)acc[i][j];                              \
+    return 0;                                                                                                \
+  }
+
+#endif
+
+KILN_DEFINE_IGEMM_NN(1, 16)
+KILN_DEFINE_IGEMM_NN(2, 16)
+KILN_DEFINE_IGEMM_NN(4, 16)
+KILN_DEFINE_IGEMM_NN(8, 16)
+KILN_DEFINE_IGEMM_NN(1, 32)
+KILN_DEFINE_IGEMM_NN(2, 32)
+KILN_DEFINE_IGEMM_NN(4, 32)
+KILN_DEFINE_IGEMM_NN(8, 32)
+
 #endif /* KILN_RUNTIME_MICROKERNELS_H_ */

@@ -91,6 +91,11 @@ std::optional<NDArray> evaluate_at_import(const Expr& e, const std::unordered_ma
   std::map<const VarNode*, Expr> binding;
   bool closed = true;
   post_order_visit(e, [&](const Expr& node) {
+    // A call without arguments counts as known, but a nondeterministic op (random draws,
+    // the `unreachable` trap of an If branch that did not convert) must run when the
+    // model runs, not once now.
+    const auto* call = as<CallNode>(node);
+    if (call && call->op() && call->op()->nondeterministic) closed = false;
     const auto* v = as<VarNode>(node);
     if (!v) return;
     auto it = known.find(v);

@@ -14,8 +14,13 @@
 //   buffer inside the output's loops, then multiplied as in "direct".
 // Depthwise convolutions (one input channel per group) are direct loops vectorised along the
 // output row; other dtypes use a plain reduction that converts like the reference kernel.
+//
+// The same paths serve qnn.conv2d (src/op/qnn/conv2d.cc), whose operands are int16 tensors
+// already shifted by their zero points and whose int32 accumulator is exact (wrapping like the
+// reference kernel): its tiles call the integer micro-kernel kiln_igemm_nn_s16_*.
 #include <numeric>
 
+#include "op/nn/conv2d_compute.h"
 #include "op/nn/nn_compute.h"
 #include "op/nn/window_attrs.h"
 
@@ -254,12 +259,15 @@ struct Conv2dShape {
   Pair2D strides, dilation;
   Padding2D pad;
   int64_t groups, icg, ocg;
-  DType dtype, out_dtype;
+  DType dtype, acc, out_dtype;  // operands, accumulator, output
 
   bool padded() const { return pad.top || pad.left || pad.bottom || pad.right; }
+  // int16 operands into an int32 accumulator: the integer micro-kernel's contract.
+  bool integer_tiles() const { return dtype == DType::kInt16 && acc == DType::kInt32 && out_dtype == DType::kInt32; }
+  bool float_tiles() const { return dtype == DType::kFloat32 && out_dtype == DType::kFloat32; }
 };
 
-Conv2dShape conv2d_shape(const ComputeInput& call) {
+Conv2dShape conv2d_shape(const ComputeInput& call, const nn::ConvOperandTypes& operands) {
   const TensorTypeNode& x = expect_tensor(call.arg_types.at(0), "data");
   const TensorTypeNode& wt = expect_tensor(call.arg_types.at(1), "weight");
   const TensorTypeNode& out = expect_tensor(call.out_type, "output");
@@ -279,7 +287,8 @@ Conv2dShape conv2d_shape(const ComputeInput& call) {
   s.groups = call.attrs.get_int("groups");
   s.icg = s.ic / s.groups;
   s.ocg = s.oc / s.groups;
-  s.dtype = x.dtype;
+  s.dtype = operands.dtype.value_or(x.dtype);
+  s.acc = operands.acc.value_or(nn::accumulate_dtype(s.dtype));
   s.out_dtype = out.dtype;
   return s;
 }
@@ -305,7 +314,7 @@ int64_t channel_block(const Conv2dShape& s, int64_t mr, int64_t pb) {
 
 ConvPlan plan_conv2d(const Conv2dShape& s) {
   ConvPlan plan;
-  if (s.dtype != DType::kFloat32 || s.out_dtype != DType::kFloat32) return plan;
+  if (!s.float_tiles() && !s.integer_tiles()) return plan;
   if (s.icg == 1 && s.groups > 1) {
     plan.path = ConvPath::kDepthwise;
     return plan;
@@ -348,6 +357,20 @@ ConvPlan plan_conv2d(const Conv2dShape& s) {
 std::string core_name(const std::string& base) { return base + "_core"; }
 std::string data_name(const std::string& base) { return base + "_data"; }
 
+// a * b in the accumulator's dtype (no conversion for float32).
+PrimExpr product(const Conv2dShape& s, const PrimExpr& a, const PrimExpr& b) {
+  if (s.acc == s.dtype) return a * b;
+  return tir::cast(s.acc, a) * tir::cast(s.acc, b);
+}
+
+// The call of kiln_igemm_nn_s16_<mr>x<nr>: the NN tile's contract on int16 operands and int32 C.
+tir::Stmt igemm_nn_call(const nn::NNTileCall& t) {
+  check(nn::has_nn_tile(t.mr, t.nr), "no integer NN micro-kernel tile ", t.mr, "x", t.nr);
+  std::vector<PrimExpr> args = {t.k, t.taps_h, t.taps_w, t.a,    t.a_row, t.a_k,   t.a_th, t.a_tw,
+                                t.b, t.b_k,    t.b_th,   t.b_tw, t.c,     t.c_row, t.n};
+  return tir::Evaluate{tir::extern_call(cat("kiln_igemm_nn_s16_", t.mr, "x", t.nr), std::move(args))};
+}
+
 // The data channel read by output channel `oc` for its in-group channel `icg`.
 PrimExpr data_channel(const Conv2dShape& s, const PrimExpr& oc, const PrimExpr& icg) {
   if (s.groups == 1) return icg;
@@ -362,7 +385,8 @@ te::Tensor conv_core(const Conv2dShape& s, const ConvPlan& plan, const te::Tenso
   if (plan.path == ConvPath::kDirect) {
     return te::compute(shape, name, [&](const te::Indices& i) {
       PrimExpr ch = data_channel(s, i[1], c);
-      return te::sum(weight(i[1], c, 0, 0) * src(i[0], ch, tir::floordiv(i[2], s.w), tir::floormod(i[2], s.w)), {c});
+      return te::sum(
+          product(s, weight(i[1], c, 0, 0), src(i[0], ch, tir::floordiv(i[2], s.w), tir::floormod(i[2], s.w))), {c});
     });
   }
   te::IterVar r = te::reduce_axis(s.kh, "ry"), q = te::reduce_axis(s.kw, "rx");
@@ -370,21 +394,22 @@ te::Tensor conv_core(const Conv2dShape& s, const ConvPlan& plan, const te::Tenso
     const int64_t row_step = s.dilation.h * plan.pitch, col_step = s.dilation.w;
     return te::compute(shape, name, [&](const te::Indices& i) {
       PrimExpr ch = data_channel(s, i[1], c);
-      return te::sum(weight(i[1], c, r, q) * src(i[0], ch, i[2] + PrimExpr(r) * row_step + PrimExpr(q) * col_step),
-                     {c, r, q});
+      return te::sum(
+          product(s, weight(i[1], c, r, q), src(i[0], ch, i[2] + PrimExpr(r) * row_step + PrimExpr(q) * col_step)),
+          {c, r, q});
     });
   }
   return te::compute(shape, name, [&](const te::Indices& i) {
     PrimExpr ch = data_channel(s, i[1], c);
-    return te::sum(weight(i[1], c, r, q) * src(i[0], ch, r, q, i[2]), {c, r, q});
+    return te::sum(product(s, weight(i[1], c, r, q), src(i[0], ch, r, q, i[2])), {c, r, q});
   });
 }
 
 // The micro-kernel as a tensor intrinsic for an mr x nr tile of the core.
 te::TensorIntrin conv_tile_intrin(const Conv2dShape& s, const ConvPlan& plan, const te::Tensor& src) {
   std::vector<int64_t> src_shape = src.shape();
-  te::Tensor src_tile = te::placeholder(src_shape, DType::kFloat32, "B_tile");
-  te::Tensor weight_tile = te::placeholder({plan.mr, s.icg, s.kh, s.kw}, DType::kFloat32, "A_tile");
+  te::Tensor src_tile = te::placeholder(src_shape, s.dtype, "B_tile");
+  te::Tensor weight_tile = te::placeholder({plan.mr, s.icg, s.kh, s.kw}, s.dtype, "A_tile");
   te::Tensor desc = conv_core(s, plan, src_tile, weight_tile, {1, plan.mr, plan.nr}, "C_tile");
   const int64_t positions = s.oh * s.ow;
   auto emit = [s, plan, positions](const std::vector<te::BufferSlice>& in, const te::BufferSlice& out) -> tir::Stmt {
@@ -426,14 +451,14 @@ te::TensorIntrin conv_tile_intrin(const Conv2dShape& s, const ConvPlan& plan, co
         t.b_k = PrimExpr(b.stride(3));
       }
     }
-    return nn::sgemm_nn_call(t);
+    return s.integer_tiles() ? igemm_nn_call(t) : nn::sgemm_nn_call(t);
   };
   return te::TensorIntrin{cat("conv_tile_", plan.mr, "x", plan.nr), desc, emit};
 }
 
 // Any dtype: a plain reduction over zero-padded windows in the reference kernel's arithmetic.
 te::Tensor conv2d_generic(const Conv2dShape& s, const te::Tensor& x, const te::Tensor& w, const std::string& name) {
-  const DType acc = nn::accumulate_dtype(s.dtype);
+  const DType acc = s.acc;
   te::IterVar c = te::reduce_axis(s.icg, "rc"), r = te::reduce_axis(s.kh, "ry"), q = te::reduce_axis(s.kw, "rx");
   te::Tensor sum =
       te::compute({s.n, s.oc, s.oh, s.ow}, name + (acc == s.out_dtype ? "" : "_acc"), [&](const te::Indices& i) {
@@ -463,28 +488,26 @@ te::Tensor conv2d_depthwise(const Conv2dShape& s, const te::Tensor& x, const te:
     const int64_t hp = s.h + s.pad.top + s.pad.bottom, wp = s.w + s.pad.left + s.pad.right;
     src = te::compute({s.n, s.ic, hp, wp}, data_name(name), [&](const te::Indices& i) {
       PrimExpr y = i[2] - s.pad.top, z = i[3] - s.pad.left;
-      return tir::select(inside_window(y, z, s.h, s.w), x(i[0], i[1], y, z), tir::float_imm(0));
+      return tir::select(inside_window(y, z, s.h, s.w), x(i[0], i[1], y, z), tir::make_const(s.dtype, 0));
     });
   }
   te::IterVar r = te::reduce_axis(s.kh, "ry"), q = te::reduce_axis(s.kw, "rx");
   return te::compute({s.n, s.oc, s.oh, s.ow}, name, [&](const te::Indices& i) {
     PrimExpr ch = s.ocg == 1 ? PrimExpr(i[1]) : tir::floordiv(i[1], s.ocg);
-    return te::sum(src(i[0], ch, i[2] * s.strides.h + PrimExpr(r) * s.dilation.h,
-                       i[3] * s.strides.w + PrimExpr(q) * s.dilation.w) *
-                       w(i[1], 0, r, q),
-                   {r, q});
+    PrimExpr data =
+        src(i[0], ch, i[2] * s.strides.h + PrimExpr(r) * s.dilation.h, i[3] * s.strides.w + PrimExpr(q) * s.dilation.w);
+    return te::sum(product(s, data, w(i[1], 0, r, q)), {r, q});
   });
 }
 
-std::vector<te::Tensor> conv2d_compute(const ComputeInput& call) {
-  const Conv2dShape s = conv2d_shape(call);
+te::Tensor conv2d_tensor(const ComputeInput& call, const te::Tensor& x, const te::Tensor& w,
+                         const nn::ConvOperandTypes& types) {
+  const Conv2dShape s = conv2d_shape(call, types);
   const ConvPlan plan = plan_conv2d(s);
-  const te::Tensor& x = call.args.at(0);
-  const te::Tensor& w = call.args.at(1);
   const std::string& name = call.name;
   switch (plan.path) {
-    case ConvPath::kGeneric: return {conv2d_generic(s, x, w, name)};
-    case ConvPath::kDepthwise: return {conv2d_depthwise(s, x, w, name)};
+    case ConvPath::kGeneric: return conv2d_generic(s, x, w, name);
+    case ConvPath::kDepthwise: return conv2d_depthwise(s, x, w, name);
     default: break;
   }
   te::Tensor src = x;
@@ -492,7 +515,7 @@ std::vector<te::Tensor> conv2d_compute(const ComputeInput& call) {
     const int64_t pitch = plan.pitch;
     src = te::compute({s.n, s.ic, plan.rows * pitch}, data_name(name), [&](const te::Indices& i) {
       PrimExpr y = tir::floordiv(i[2], pitch) - s.pad.top, z = tir::floormod(i[2], pitch) - s.pad.left;
-      return tir::select(inside_window(y, z, s.h, s.w), x(i[0], i[1], y, z), tir::float_imm(0));
+      return tir::select(inside_window(y, z, s.h, s.w), x(i[0], i[1], y, z), tir::make_const(s.dtype, 0));
     });
   } else if (plan.path == ConvPath::kIm2col) {
     const int64_t positions = s.oh * s.ow;
@@ -500,13 +523,17 @@ std::vector<te::Tensor> conv2d_compute(const ComputeInput& call) {
       PrimExpr y = tir::floordiv(i[4], s.ow) * s.strides.h + i[2] * s.dilation.h - s.pad.top;
       PrimExpr z = tir::floormod(i[4], s.ow) * s.strides.w + i[3] * s.dilation.w - s.pad.left;
       PrimExpr inside = tir::logical_and(tir::lt(i[4], positions), inside_window(y, z, s.h, s.w));
-      return tir::select(inside, x(i[0], i[1], y, z), tir::float_imm(0));
+      return tir::select(inside, x(i[0], i[1], y, z), tir::make_const(s.dtype, 0));
     });
   }
   te::Tensor core = conv_core(s, plan, src, w, {s.n, s.oc, plan.core_p}, core_name(name));
   const int64_t pitch = plan.path == ConvPath::kPaddedRows ? plan.pitch : s.ow;
-  return {te::compute({s.n, s.oc, s.oh, s.ow}, name,
-                      [&](const te::Indices& i) { return core(i[0], i[1], i[2] * pitch + i[3]); })};
+  return te::compute({s.n, s.oc, s.oh, s.ow}, name,
+                     [&](const te::Indices& i) { return core(i[0], i[1], i[2] * pitch + i[3]); });
+}
+
+std::vector<te::Tensor> conv2d_compute(const ComputeInput& call) {
+  return {conv2d_tensor(call, call.args.at(0), call.args.at(1), {})};
 }
 
 // nn.conv2d_transpose: output position y gathers the data rows iy with iy * stride + tap * dilation
@@ -585,14 +612,20 @@ te::IterVar tile_core(te::Stage& core, const te::TensorIntrin& intrin, const Con
   return core.axis(0);
 }
 
+// The data the core reads: its padded or gathered copy, a caller's operand, or the argument.
+te::Tensor core_source(const ScheduleInput& in, const te::Tensor& out) {
+  for (const std::string& name : {data_name(in.call.name), nn::conv_operand_name(in.call.name, "data")})
+    if (te::Tensor t = nn::find_tensor(out, name); t.defined()) return t;
+  return in.call.args.at(0);
+}
+
 void schedule_conv_rows(const ScheduleInput& in, const Conv2dShape& s, const ConvPlan& plan, int64_t work) {
   const te::Tensor& out = in.anchor.at(0);
   te::Tensor core = nn::find_tensor(out, core_name(in.call.name));
   te::Tensor src = nn::find_tensor(out, data_name(in.call.name));
   te::Stage& core_stage = in.schedule[core];
   const int64_t weight_size = s.oc * s.icg * s.kh * s.kw, data_size = s.ic * plan.core_p;
-  tile_core(core_stage, conv_tile_intrin(s, plan, src.defined() ? src : in.call.args.at(0)), plan,
-            weight_size > data_size);
+  tile_core(core_stage, conv_tile_intrin(s, plan, core_source(in, out)), plan, weight_size > data_size);
   const auto& leaves = core_stage.leaf_iter_vars();
   te::IterVar outer = nn::fuse_all(core_stage, {leaves[0], leaves[1], leaves[2]});
   if (work >= nn::kMinParallelWork) core_stage.parallel(outer);
@@ -628,8 +661,7 @@ void schedule_conv_fused(const ScheduleInput& in, const te::Tensor& final_out, c
   if (work >= nn::kMinParallelWork) t.parallel(tile);
   te::Stage& core_stage = in.schedule[core];
   core_stage.compute_at(t, tile);
-  te::IterVar core_root =
-      tile_core(core_stage, conv_tile_intrin(s, plan, src.defined() ? src : in.call.args.at(0)), plan, false);
+  te::IterVar core_root = tile_core(core_stage, conv_tile_intrin(s, plan, core_source(in, out)), plan, false);
   if (src.defined()) {
     te::Stage& src_stage = in.schedule[src];
     src_stage.compute_at(core_stage, core_root);
@@ -670,9 +702,26 @@ void schedule_depthwise(const ScheduleInput& in, int64_t work) {
   }
 }
 
-void conv2d_schedule(const ScheduleInput& in) {
-  const Conv2dShape s = conv2d_shape(in.call);
+// Operands a caller computed (conv_operand_name): the data is inlined into whatever reads it
+// (its padded or gathered copy, or the window expression) unless the micro-kernel reads it
+// directly; the weight is computed once per run at root, vectorised.
+void schedule_operands(const ScheduleInput& in, const ConvPlan& plan) {
+  const te::Tensor& out = in.anchor.at(0);
+  te::Tensor data = nn::find_tensor(out, nn::conv_operand_name(in.call.name, "data"));
+  te::Tensor weight = nn::find_tensor(out, nn::conv_operand_name(in.call.name, "weight"));
+  if (data.defined()) {
+    if (plan.path == ConvPath::kDirect)
+      schedule_injective_stage(in.schedule[data], in.target);
+    else
+      in.schedule[data].compute_inline();
+  }
+  if (weight.defined()) schedule_injective_stage(in.schedule[weight], in.target);
+}
+
+void conv2d_schedule_with(const ScheduleInput& in, const nn::ConvOperandTypes& types) {
+  const Conv2dShape s = conv2d_shape(in.call, types);
   const ConvPlan plan = plan_conv2d(s);
+  schedule_operands(in, plan);
   const te::Tensor& out = in.anchor.at(0);
   const int64_t work = s.n * s.oc * s.oh * s.ow * s.icg * s.kh * s.kw;
   switch (plan.path) {
@@ -691,7 +740,26 @@ void conv2d_schedule(const ScheduleInput& in) {
   }
 }
 
+void conv2d_schedule(const ScheduleInput& in) { conv2d_schedule_with(in, {}); }
+
 }  // namespace
+
+namespace nn {
+
+std::string conv_operand_name(const std::string& base, const std::string& which) {
+  return base + "_" + which + "_operand";
+}
+
+te::Tensor conv2d_operands_compute(const ComputeInput& call, const te::Tensor& data, const te::Tensor& weight,
+                                   const ConvOperandTypes& types) {
+  return conv2d_tensor(call, data, weight, types);
+}
+
+void conv2d_operands_schedule(const ScheduleInput& in, const ConvOperandTypes& types) {
+  conv2d_schedule_with(in, types);
+}
+
+}  // namespace nn
 
 void register_nn_conv_ops(OpRegistry& registry) {
   add_conv_attrs(registry.add("nn.conv2d")

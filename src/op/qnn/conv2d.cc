@@ -2,6 +2,12 @@
 // accumulating sum((data - input_zero_point) * (kernel - kernel_zero_point)) in out_dtype
 // (int32). Padding contributes nothing (padded values equal the zero point). The scales are
 // carried for a following qnn.requantize (their product is the accumulator's scale).
+//
+// Compute: both operands shifted by their zero points into int16 (|value| <= 255), then
+// nn.conv2d's paths (src/op/nn/conv.cc) with an int32 accumulator and the integer micro-kernel.
+#include "kiln/op/strategy.h"
+#include "op/compute_util.h"
+#include "op/nn/conv2d_compute.h"
 #include "op/nn/window_attrs.h"
 #include "op/qnn/qnn_util.h"
 
@@ -41,9 +47,35 @@ Type qnn_conv2d_relation(const std::vector<Type>& args, const Attrs& attrs) {
   return tensor_type({x[0], w[0], out_h, out_w}, out);
 }
 
+const nn::ConvOperandTypes kShiftedOperands{DType::kInt16, DType::kInt32};
+
+// `t` - zero point as int16; the zero point is a scalar, or one value per index `channel`.
+te::Tensor shifted(const te::Tensor& t, const te::Tensor& zero_point, const std::string& name) {
+  return te::compute(t.shape(), name, [&](const te::Indices& i) {
+    tir::PrimExpr zp =
+        zero_point.ndim() == 0 ? zero_point(std::vector<tir::PrimExpr>{}) : channel_read(zero_point, i, 0);
+    return tir::cast(DType::kInt16, t(index_exprs(i))) - tir::cast(DType::kInt16, zp);
+  });
+}
+
+std::vector<te::Tensor> qnn_conv2d_compute(const ComputeInput& call) {
+  te::Tensor data = shifted(call.args.at(0), call.args.at(2), nn::conv_operand_name(call.name, "data"));
+  te::Tensor weight = shifted(call.args.at(1), call.args.at(3), nn::conv_operand_name(call.name, "weight"));
+  return {nn::conv2d_operands_compute(call, data, weight, kShiftedOperands)};
+}
+
+// Other accumulator dtypes saturate in the reference kernel; the int32 core wraps.
+std::string qnn_conv2d_limit(const std::vector<Type>&, const Type& out_type, const Attrs&) {
+  DType out = expect_tensor(out_type, "output").dtype;
+  return out == DType::kInt32 ? "" : cat("out_dtype ", dtype_name(out), " (generated code accumulates in int32)");
+}
+
 }  // namespace
 
 void register_qnn_conv2d_ops(OpRegistry& registry) {
+  StrategyRegistry::global().set_compute("qnn.conv2d", qnn_conv2d_compute, qnn_conv2d_limit);
+  StrategyRegistry::global().set_schedule(
+      "qnn.conv2d", [](const ScheduleInput& in) { nn::conv2d_operands_schedule(in, kShiftedOperands); });
   registry.add("qnn.conv2d")
       .describe(
           "Quantized 2-D convolution (NCHW data, OIHW kernel): the int32 sum of (data - input_zero_point) * "

@@ -43,6 +43,7 @@ void register_qnn_matmul_kernels(KernelRegistry& registry);
 void register_signal_dft_kernels(KernelRegistry& registry);
 void register_signal_window_kernels(KernelRegistry& registry);
 void register_random_kernels(KernelRegistry& registry);
+void register_control_unreachable_kernels(KernelRegistry& registry);
 
 const KernelRegistry& KernelRegistry::global() {
   static const KernelRegistry registry = [] {
@@ -86,6 +87,7 @@ const KernelRegistry& KernelRegistry::global() {
     register_signal_dft_kernels(r);
     register_signal_window_kernels(r);
     register_random_kernels(r);
+    register_control_unreachable_kernels(r);
     return r;
   }();
   return registry;

@@ -2,10 +2,14 @@
 // the importer in a scope nested in the node's, so they read the outer graph's names.
 //
 // If becomes an IR `if` (or the taken branch, when the condition is known at import time).
+// With a run-time condition, a branch that does not convert for the input shapes given
+// becomes a run-time error (op `unreachable`) when the other branch converts.
 // Loop and Scan are unrolled: their trip count and every iteration's condition must be
 // known at import time. Unrolling keeps every value typed even when loop-carried shapes
 // grow (scan outputs, sequences), and each iteration's counter is a constant, so the shape
 // arithmetic inside the body folds.
+#include <optional>
+
 #include "frontend/onnx/converters/converter_util.h"
 #include "kiln/ir/visit.h"
 
@@ -73,12 +77,59 @@ std::string run_time_condition_note(const ConvertContext& c) {
              " (fix ", inputs.size() == 1 ? "it" : "them", " with kiln ", join(binds, " "), ")");
 }
 
-std::vector<Expr> convert_branch(ConvertContext& c, const onnx::GraphProto& graph, const std::string& which) {
+// A branch of an If: its outputs, or the error that stopped its conversion.
+struct Branch {
+  std::string which;  // "then_branch" or "else_branch"
+  std::vector<Expr> outputs;
+  std::optional<Error> failure;
+};
+
+Branch convert_branch(ConvertContext& c, const onnx::GraphProto& graph, const std::string& which) {
   try {
-    return c.convert_subgraph(graph, {});
+    return {which, c.convert_subgraph(graph, {}), std::nullopt};
   } catch (const Error& e) {
-    throw Error(cat(which, " cannot be converted (", e.what(), "); ", run_time_condition_note(c)));
+    return {which, {}, e};
   }
+}
+
+Error branch_error(const ConvertContext& c, const Branch& b) {
+  return Error(cat(b.which, " cannot be converted (", b.failure->what(), "); ", run_time_condition_note(c)));
+}
+
+// A value of `type` that throws `message` when computed, or nullptr when `type` is not
+// made of tensors.
+Expr trap_of(const Type& type, const std::string& message) {
+  if (const TensorTypeNode* t = as_tensor(type))
+    return call_op("unreachable", {},
+                   {{"message", message}, {"shape", t->shape}, {"dtype", std::string(dtype_name(t->dtype))}});
+  const TupleTypeNode* tuple = as_tuple(type);
+  if (!tuple) return nullptr;
+  std::vector<Expr> fields;
+  for (const Type& f : tuple->fields) {
+    fields.push_back(trap_of(f, message));
+    if (!fields.back()) return nullptr;
+  }
+  return make_tuple(std::move(fields));
+}
+
+// Stands in for a branch that does not convert for the input shapes given, when the other
+// one does: exporters write each branch for the inputs it is taken with, and ONNX Runtime
+// runs only the branch taken, so such a model is valid whenever the failing branch is not
+// taken. Each output becomes a trap typed like the good branch's, which throws (naming the
+// If, the branch and the conversion error) only if the model takes the branch.
+void replace_with_traps(ConvertContext& c, Branch& bad, const Branch& good, const onnx::GraphProto& bad_graph) {
+  if (static_cast<size_t>(bad_graph.output_size()) != good.outputs.size()) throw branch_error(c, bad);
+  const std::string message =
+      cat("node '", c.node_label(), "': ", bad.which, " was not converted: ", bad.failure->what(),
+          "; it cannot run with these input shapes");
+  for (const Expr& out : good.outputs) {
+    Expr trap = out ? trap_of(c.type_of(out), message) : nullptr;
+    if (!trap) throw branch_error(c, bad);
+    bad.outputs.push_back(trap);
+  }
+  c.warn(cat(bad.which, " does not convert for these input shapes (", bad.failure->what(),
+             "); it becomes a run-time error, raised only if the model takes it"));
+  bad.failure.reset();
 }
 
 ConvertResult convert_if(ConvertContext& c) {
@@ -86,8 +137,13 @@ ConvertResult convert_if(ConvertContext& c) {
   const onnx::GraphProto& else_graph = graph_attr(c, "else_branch");
   if (std::optional<NDArray> cond = c.constant_input(0))
     return c.convert_subgraph(bool_scalar(*cond, "If's condition") ? then_graph : else_graph, {});
-  std::vector<Expr> then_out = convert_branch(c, then_graph, "then_branch");
-  std::vector<Expr> else_out = convert_branch(c, else_graph, "else_branch");
+  Branch then_b = convert_branch(c, then_graph, "then_branch");
+  Branch else_b = convert_branch(c, else_graph, "else_branch");
+  if (then_b.failure && else_b.failure) throw branch_error(c, then_b);
+  if (then_b.failure) replace_with_traps(c, then_b, else_b, then_graph);
+  if (else_b.failure) replace_with_traps(c, else_b, then_b, else_graph);
+  const std::vector<Expr>& then_out = then_b.outputs;
+  const std::vector<Expr>& else_out = else_b.outputs;
   if (then_out.size() != else_out.size())
     throw std::move(Error("If's branches give different numbers of outputs")
                         .expected(cat(then_out.size(), " (then_branch)"), cat(else_out.size(), " (else_branch)")));

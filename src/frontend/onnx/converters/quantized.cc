@@ -39,13 +39,16 @@ ConvertResult convert_dequantize(ConvertContext& c) {
 
 // uint8 quantization over the range of x widened to include 0:
 // scale = (max(x, 0) - min(x, 0)) / 255, zero point = saturate(round(-min(x, 0) / scale)).
+// An all-zero x has an empty range; ONNX's formula would divide 0 by 0 there, and ONNX Runtime
+// uses scale 1 (zero point 0, y 0), which kiln follows.
 ConvertResult convert_dynamic_quantize(ConvertContext& c) {
   Expr x = c.input(0);
   DType dtype = c.input_dtype(0);
   Expr zero = scalar_constant(dtype, 0.0);
   Expr low = call_op("minimum", {call_op("min", {x}), zero});
   Expr high = call_op("maximum", {call_op("max", {x}), zero});
-  Expr scale = call_op("divide", {call_op("subtract", {high, low}), scalar_constant(dtype, 255.0)});
+  Expr range_scale = call_op("divide", {call_op("subtract", {high, low}), scalar_constant(dtype, 255.0)});
+  Expr scale = call_op("where", {call_op("equal", {high, low}), scalar_constant(dtype, 1.0), range_scale});
   Attrs to_uint8{{"axis", int64_t{-1}}, {"out_dtype", "uint8"}};
   Expr zero_point =
       call_op("qnn.quantize", {call_op("negative", {low}), scale, scalar_constant(DType::kUInt8, 0.0)}, to_uint8);

@@ -1,0 +1,32 @@
+// nn.conv2d's compute and schedule (src/op/nn/conv.cc) over operands chosen by the caller:
+// qnn.conv2d convolves its zero-point-shifted int16 operands into an int32 accumulator with the
+// same paths (direct, padded rows, im2col, depthwise, generic) as float convolutions.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "kiln/op/strategy.h"
+#include "kiln/te/tensor.h"
+
+namespace kiln::nn {
+
+// The dtypes the core multiplies (`dtype`) and sums in (`acc`). Unset: the data's dtype and
+// the reference kernels' accumulator (nn.conv2d's own semantics).
+struct ConvOperandTypes {
+  std::optional<DType> dtype, acc;
+};
+
+// Name of an operand tensor a caller computes (data or weight) for the call named `base`:
+// the schedule finds these stages by name.
+std::string conv_operand_name(const std::string& base, const std::string& which);
+
+// The convolution of `call` (nn.conv2d attributes, types and output type) with `data` (NCHW)
+// and `weight` (OIHW) of dtype types.dtype as operands.
+te::Tensor conv2d_operands_compute(const ComputeInput& call, const te::Tensor& data, const te::Tensor& weight,
+                                   const ConvOperandTypes& types);
+// Its schedule; operand stages named by conv_operand_name are inlined into the data's copy,
+// or computed once at root when the micro-kernel reads them.
+void conv2d_operands_schedule(const ScheduleInput& in, const ConvOperandTypes& types);
+
+}  // namespace kiln::nn
