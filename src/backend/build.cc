@@ -17,19 +17,18 @@ namespace kiln {
 
 namespace fs = std::filesystem;
 
-IRModule optimize(const IRModule& mod, int opt_level) {
-  check(opt_level >= 0 && opt_level <= 3, "opt level must be 0 to 3, found ", opt_level);
+const std::vector<std::string> kBuildPipeline = {"InferType",         "Inline",       "RemoveUnusedFunctions",
+                                                 "SimplifyInference", "FoldConstant", "FuseOps"};
+
+IRModule optimize(const IRModule& mod, const PassContext& ctx) {
+  check(ctx.opt_level >= 0 && ctx.opt_level <= 3, "opt level must be 0 to 3, found ", ctx.opt_level);
   register_builtin_passes();
-  IRModule out = infer_types(mod);
-  if (opt_level >= 1) out = run_passes(out, {"Inline", "RemoveUnusedFunctions"});
-  out = run_passes(out, {"SimplifyInference"});
-  if (opt_level >= 1) out = run_passes(out, {"FoldConstant"});
-  return infer_types(fuse_ops_pass(infer_types(out), /*fuse=*/opt_level >= 1));
+  return Sequential(kBuildPipeline)(mod, ctx);
 }
 
 BuiltModel build(const IRModule& mod, const NamedArrays& params, const std::vector<std::string>& input_names,
                  const std::vector<std::string>& output_names, const BuildOptions& options) {
-  IRModule fused = optimize(mod, options.opt_level);
+  IRModule fused = optimize(mod, options.passes);
   backend::GraphCodegenResult graph =
       backend::generate_graph(*fused.lookup("main"), params, input_names, output_names, options.target);
   backend::plan_memory(graph.plan);

@@ -182,7 +182,7 @@ class GraphBuilder {
 
   static Entries tuple_item(const TupleGetItemNode& item, const Entries& all) {
     const auto* tuple = as_tuple(item.tuple->checked_type());
-    check(tuple != nullptr, "tuple index of a value that is not a tuple");
+    check_invariant(tuple != nullptr, "graph codegen: tuple index of a value that is not a tuple");
     size_t offset = 0;
     for (int i = 0; i < item.index; ++i) offset += flat_size(tuple->fields[static_cast<size_t>(i)]);
     size_t count = flat_size(tuple->fields[static_cast<size_t>(item.index)]);

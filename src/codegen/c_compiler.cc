@@ -141,7 +141,9 @@ std::string CCompiler::compile(const std::string& source) const {
   CommandResult result = run_command(command);
   if (result.status != 0 || !fs::exists(temp)) {
     fs::remove(temp, ec);
-    throw Error(cat("C compiler failed: ", first_error_line(result.output, result.status))).file(kernels.string());
+    // kiln generated the source, so code the C compiler rejects is kiln's fault.
+    throw Error::bug(cat("the generated C does not compile: ", first_error_line(result.output, result.status)))
+        .file(kernels.string());
   }
   fs::rename(temp, library);
   return library.string();

@@ -138,7 +138,7 @@ std::vector<Expr> children(const Expr& e) {
 Expr with_children(const Expr& e, const std::vector<Expr>& nc) {
   std::vector<Expr> old = children(e);
   if (old == nc) return e;
-  check(old.size() == nc.size(), "with_children: wrong number of children");
+  check_invariant(old.size() == nc.size(), "with_children: wrong number of children");
   SourceScope same_source(e->source);
   switch (e->kind) {
     case ExprKind::kCall: {

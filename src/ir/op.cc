@@ -31,11 +31,11 @@ OpDef& OpDef::set_variadic() {
   return *this;
 }
 OpDef& OpDef::attr(std::string attr_name, AttrKind kind, AttrValue default_value) {
-  attr_specs.push_back({std::move(attr_name), kind, std::move(default_value), false});
+  attr_specs.push_back({std::move(attr_name), kind, std::move(default_value), false, ""});
   return *this;
 }
 OpDef& OpDef::required_attr(std::string attr_name, AttrKind kind) {
-  attr_specs.push_back({std::move(attr_name), kind, AttrValue(), true});
+  attr_specs.push_back({std::move(attr_name), kind, AttrValue(), true, ""});
   return *this;
 }
 OpDef& OpDef::set_relation(TypeRelation rel) {
@@ -56,41 +56,6 @@ OpDef& OpDef::set_nondeterministic() {
   return *this;
 }
 
-namespace {
-const char* kind_name(AttrKind k) {
-  switch (k) {
-    case AttrKind::kBool: return "bool";
-    case AttrKind::kInt: return "int";
-    case AttrKind::kFloat: return "float";
-    case AttrKind::kString: return "string";
-    case AttrKind::kInts: return "list of ints";
-    case AttrKind::kFloats: return "list of floats";
-    case AttrKind::kAny: return "any value";
-  }
-  return "?";
-}
-
-// Converts a value to the kind of the spec (int to float, single int to list ...).
-AttrValue coerce(const AttrSpec& spec, const AttrValue& v, const std::string& op) {
-  if (v.is_none()) return v;
-  try {
-    switch (spec.kind) {
-      case AttrKind::kBool: return AttrValue(v.as_bool());
-      case AttrKind::kInt: return AttrValue(v.as_int());
-      case AttrKind::kFloat: return AttrValue(v.as_double());
-      case AttrKind::kString: return AttrValue(v.as_string());
-      case AttrKind::kInts: return AttrValue(v.as_ints());
-      case AttrKind::kFloats: return AttrValue(v.as_doubles());
-      case AttrKind::kAny: return v;
-    }
-  } catch (const Error&) {
-  }
-  throw std::move(Error(cat("attribute '", spec.name, "' has the wrong kind"))
-                      .op(op)
-                      .expected(kind_name(spec.kind), v.to_string()));
-}
-}  // namespace
-
 Attrs OpDef::normalize(const Attrs& given) const {
   for (const auto& [key, value] : given.entries()) {
     bool known = false;
@@ -107,7 +72,7 @@ Attrs OpDef::normalize(const Attrs& given) const {
   for (const auto& spec : attr_specs) {
     const AttrValue* v = given.find(spec.name);
     if (!v && spec.required) throw Error(cat("missing required attribute '", spec.name, "'")).op(name);
-    out.set(spec.name, v ? coerce(spec, *v, name) : spec.default_value);
+    out.set(spec.name, v ? coerce_attr(spec.kind, *v, spec.name, name) : spec.default_value);
   }
   return out;
 }

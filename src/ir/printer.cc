@@ -462,7 +462,7 @@ class UnitPrinter {
         std::string text = literal ? *literal : "meta[relay.Constant][" + std::to_string(meta_.index_of(n)) + "]";
         return text + type_comment(n);
       }
-      default: throw Error("printer: a sub-expression has no binding (internal error)");
+      default: throw Error::bug("printer: a sub-expression has no binding");
     }
   }
 

@@ -66,7 +66,7 @@ class ConstantFolder : public ExprRewriter {
     }
     const auto* call = as<CallNode>(rebuilt);
     const OpDef* op = call ? call->op() : nullptr;
-    if (!op || op->nondeterministic || call->args.empty()) return rebuilt;
+    if (!op || op->nondeterministic) return rebuilt;
     if (!std::all_of(call->args.begin(), call->args.end(), is_constant_arg)) return rebuilt;
     int64_t inputs = 0;
     for (const Expr& a : call->args) inputs += constant_elements(a);
@@ -80,9 +80,8 @@ class ConstantFolder : public ExprRewriter {
 
 IRModule fold_constant_pass(const IRModule& mod) {
   IRModule typed = infer_types(mod);  // result sizes come from the original calls' types
-  IRModule out;
-  for (const auto& [name, fn] : typed.functions()) out.add(name, as_function(ConstantFolder().rewrite(fn)));
-  return infer_types(out);
+  return infer_types(
+      map_functions(typed, [](const Function& fn) { return as_function(ConstantFolder().rewrite(fn)); }));
 }
 
 }  // namespace kiln

@@ -37,7 +37,8 @@ class FusedBodyBuilder {
   explicit FusedBodyBuilder(const fusion::Grouping& g) : g_(g), outer_(g.nodes.size()), inner_(g.nodes.size()) {
     for (size_t i = 0; i < g.nodes.size(); ++i) index_[g.nodes[i].expr.get()] = i;
     for (size_t i = 0; i < g.nodes.size(); ++i)
-      if (const auto* call = as<CallNode>(g.nodes[i].expr); call && call->op()) groups_[g.group_root[i]].has_op_call = true;
+      if (const auto* call = as<CallNode>(g.nodes[i].expr); call && call->op())
+        groups_[g.group_root[i]].has_op_call = true;
   }
 
   Expr build() {
@@ -103,9 +104,7 @@ Function fuse_function(const Function& fn, bool fuse) {
 
 IRModule fuse_ops_pass(const IRModule& mod, bool fuse) {
   IRModule typed = infer_types(mod);
-  IRModule out;
-  for (const auto& [name, fn] : typed.functions()) out.add(name, fuse_function(fn, fuse));
-  return infer_types(out);
+  return infer_types(map_functions(typed, [fuse](const Function& fn) { return fuse_function(fn, fuse); }));
 }
 
 }  // namespace kiln

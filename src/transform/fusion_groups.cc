@@ -28,7 +28,8 @@ bool is_tuple_of_static_tensors(const Type& t) {
 class GraphBuilder {
  public:
   std::vector<GraphNode> build(const Expr& body) {
-    post_order_visit(body, [&](const Expr& e) { add(e); }, /*enter_functions=*/false);
+    post_order_visit(
+        body, [&](const Expr& e) { add(e); }, /*enter_functions=*/false);
     nodes_[index_.at(body.get())].used_outside = true;
     return std::move(nodes_);
   }
@@ -137,7 +138,11 @@ class PostDominators {
 class Grouper {
  public:
   Grouper(const std::vector<GraphNode>& nodes, size_t max_group_size)
-      : nodes_(nodes), dom_(nodes), parent_(nodes.size()), pattern_(nodes.size()), size_(nodes.size(), 1),
+      : nodes_(nodes),
+        dom_(nodes),
+        parent_(nodes.size()),
+        pattern_(nodes.size()),
+        size_(nodes.size(), 1),
         max_size_(max_group_size) {
     for (size_t i = 0; i < nodes.size(); ++i) {
       parent_[i] = i;

@@ -1,9 +1,74 @@
 #include "kiln/transform/pass.h"
 
+#include <chrono>
+#include <ostream>
+
+#include "kiln/ir/printer.h"
+#include "kiln/ir/type_infer.h"
 #include "kiln/support/error.h"
 #include "kiln/support/strings.h"
 
 namespace kiln {
+
+namespace {
+
+class PrintAfterEachPass : public PassInstrument {
+ public:
+  explicit PrintAfterEachPass(std::ostream& out) : out_(out) {}
+  void after_pass(const PassInfo& info, const IRModule& result, double seconds) override {
+    out_ << "// after " << info.name << " (" << seconds * 1e3 << " ms)\n" << print_module(result) << "\n";
+  }
+
+ private:
+  std::ostream& out_;
+};
+
+// Runs one pass under the context: timed, reported to the instruments, and with errors
+// naming the pass.
+IRModule run_one(const Pass& pass, const IRModule& mod, const PassContext& ctx) {
+  auto start = std::chrono::steady_clock::now();
+  IRModule out;
+  try {
+    out = pass.run(mod, ctx);
+  } catch (const Error& e) {
+    throw Error(cat("pass ", pass.info.name, ": ", e.what()));
+  }
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (const auto& instrument : ctx.instruments) instrument->after_pass(pass.info, out, seconds);
+  return out;
+}
+
+// A pass that needs no context.
+Pass simple_pass(PassInfo info, IRModule (*fn)(const IRModule&)) {
+  return {std::move(info), [fn](const IRModule& m, const PassContext&) { return fn(m); }};
+}
+
+// FuseOps fuses from opt level 1 (below, one op per function), unless its option says.
+IRModule fuse_ops_in_context(const IRModule& mod, const PassContext& ctx) {
+  const AttrValue* fuse = ctx.options_of("FuseOps").find("fuse");
+  return fuse_ops_pass(mod, fuse ? fuse->as_bool() : ctx.opt_level >= 1);
+}
+
+}  // namespace
+
+std::shared_ptr<PassInstrument> print_after_each_pass(std::ostream& out) {
+  return std::make_shared<PrintAfterEachPass>(out);
+}
+
+void PassTimings::after_pass(const PassInfo& info, const IRModule&, double seconds) {
+  timings_.emplace_back(info.name, seconds);
+}
+
+bool PassContext::enabled(const PassInfo& info) const {
+  if (disabled_passes.count(info.name)) return false;
+  return required_passes.count(info.name) || opt_level >= info.opt_level;
+}
+
+const Attrs& PassContext::options_of(const std::string& pass) const {
+  static const Attrs none;
+  auto it = options.find(pass);
+  return it == options.end() ? none : it->second;
+}
 
 PassRegistry& PassRegistry::global() {
   static PassRegistry registry;
@@ -11,7 +76,7 @@ PassRegistry& PassRegistry::global() {
 }
 
 void PassRegistry::add(Pass pass) {
-  std::string name = pass.name;
+  std::string name = pass.info.name;
   passes_[name] = std::move(pass);
 }
 
@@ -27,23 +92,62 @@ std::vector<std::string> PassRegistry::names() const {
   return out;
 }
 
+// The opt levels follow NNVM's OPT_PASS_LEVEL table where it has the pass, Relay's otherwise.
 void register_builtin_passes() {
   static const bool done = [] {
     PassRegistry& r = PassRegistry::global();
-    r.add({"InferType", infer_type_pass});
-    r.add({"RemoveUnusedFunctions", remove_unused_functions_pass});
-    r.add({"Inline", inline_pass});
-    r.add({"SimplifyInference", simplify_inference_pass});
-    r.add({"FoldConstant", fold_constant_pass});
-    r.add({"FuseOps", [](const IRModule& m) { return fuse_ops_pass(m); }});
+    r.add(simple_pass({"InferType", 0, {}, true}, infer_type_pass));
+    r.add(simple_pass({"RemoveUnusedFunctions", 1, {}, true}, remove_unused_functions_pass));
+    r.add(simple_pass({"Inline", 1, {}, false}, inline_pass));
+    // These three type what they build before returning it.
+    r.add(simple_pass({"SimplifyInference", 0, {"InferType"}, true}, simplify_inference_pass));
+    r.add(simple_pass({"FoldConstant", 1, {"InferType"}, true}, fold_constant_pass));
+    r.add({{"FuseOps", 0, {"InferType"}, true}, fuse_ops_in_context});
     return true;
   }();
   (void)done;
 }
 
-IRModule run_passes(const IRModule& mod, const std::vector<std::string>& names) {
+Sequential::Sequential(std::vector<std::string> passes) : passes_(std::move(passes)) {}
+
+IRModule Sequential::operator()(const IRModule& mod, const PassContext& ctx) const {
+  const PassRegistry& registry = PassRegistry::global();
+  const Pass& infer = registry.get("InferType");
+  std::set<std::string> done;
+  bool typed = false;
   IRModule out = mod;
-  for (const auto& name : names) out = PassRegistry::global().get(name).run(out);
+  auto run = [&](const Pass& pass) {
+    bool types_needed = pass.info.name != "InferType";
+    if (types_needed && !typed) out = run_one(infer, out, ctx);
+    out = run_one(pass, out, ctx);
+    typed = pass.info.name == "InferType" || pass.info.keeps_types;
+    done.insert(pass.info.name);
+  };
+  for (const std::string& name : passes_) {
+    const Pass& pass = registry.get(name);
+    if (!ctx.enabled(pass.info)) continue;
+    for (const std::string& required : pass.info.required)
+      if (!done.count(required) && !(required == "InferType" && typed)) run(registry.get(required));
+    run(pass);
+  }
+  return typed ? out : run_one(infer, out, ctx);
+}
+
+IRModule run_passes(const IRModule& mod, const std::vector<std::string>& names, const PassContext& ctx) {
+  IRModule out = mod;
+  for (const auto& name : names) out = run_one(PassRegistry::global().get(name), out, ctx);
+  return out;
+}
+
+IRModule map_functions(const IRModule& mod, const std::function<Function(const Function&)>& fn) {
+  IRModule out;
+  for (const auto& [name, f] : mod.functions()) {
+    try {
+      out.add(name, fn(f));
+    } catch (const Error& e) {
+      throw Error(cat("@", name, ": ", e.what()));
+    }
+  }
   return out;
 }
 

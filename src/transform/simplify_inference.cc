@@ -61,9 +61,8 @@ class InferenceSimplifier : public ExprRewriter {
 
 IRModule simplify_inference_pass(const IRModule& mod) {
   infer_types(mod);  // the rewrite needs the data's rank and dtype
-  IRModule out;
-  for (const auto& [name, fn] : mod.functions()) out.add(name, as_function(InferenceSimplifier().rewrite(fn)));
-  return infer_types(out);
+  return infer_types(
+      map_functions(mod, [](const Function& fn) { return as_function(InferenceSimplifier().rewrite(fn)); }));
 }
 
 }  // namespace kiln

@@ -37,7 +37,7 @@ BuiltModel build_text(const std::string& text, int opt_level, const std::vector<
   std::vector<std::string> inputs;
   for (const Var& p : mod.lookup("main")->params) inputs.push_back(p->name);
   BuildOptions options;
-  options.opt_level = opt_level;
+  options.passes.opt_level = opt_level;
   return build(mod, {}, inputs, outputs, options);
 }
 

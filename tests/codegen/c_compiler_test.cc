@@ -80,7 +80,8 @@ TEST_F(CCompilerTest, CompileErrorsCarryTheCompilersFirstError) {
     FAIL() << "expected an error";
   } catch (const Error& e) {
     std::string what = e.what();
-    EXPECT_NE(what.find("C compiler failed"), std::string::npos) << what;
+    EXPECT_NE(what.find("kiln bug (please report it): the generated C does not compile"), std::string::npos) << what;
+    EXPECT_TRUE(e.is_bug());
     EXPECT_NE(what.find("error"), std::string::npos) << what;
     EXPECT_NE(what.find("kernels.c"), std::string::npos) << what;
   }

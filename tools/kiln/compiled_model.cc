@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <iostream>
 #include <random>
 
 #include "kiln/runtime/npy.h"
@@ -13,13 +14,29 @@ namespace kiln::cli {
 
 namespace fs = std::filesystem;
 
+PassContext pass_context(const Args& args) {
+  register_builtin_passes();
+  PassContext ctx;
+  ctx.opt_level = static_cast<int>(args.get_int("-O", 3));
+  for (const std::string& name : args.all("--disable-pass")) {
+    PassRegistry::global().get(name);  // an unknown name is an error listing the passes
+    ctx.disabled_passes.insert(name);
+  }
+  return ctx;
+}
+
 BuiltModel build_model(const LoadedModel& model, const Args& args) {
   try {
     BuildOptions options;
     std::string target = args.get("--target", "c");
     if (target != "c") throw std::move(Error("unsupported target").expected("c", target));
-    options.opt_level = args.get_int("-O", 3);
-    return build(model.module, {}, model.input_names, model.output_names, options);
+    options.passes = pass_context(args);
+    auto timings = std::make_shared<PassTimings>();
+    if (args.has("--verbose")) options.passes.instruments.push_back(timings);
+    BuiltModel built = build(model.module, {}, model.input_names, model.output_names, options);
+    for (const auto& [pass, seconds] : timings->timings())
+      std::cerr << "kiln: note: pass " << pass << " took " << seconds * 1e3 << " ms\n";
+    return built;
   } catch (Error& e) {
     throw e.file(model.path);
   }

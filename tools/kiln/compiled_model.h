@@ -12,7 +12,9 @@
 
 namespace kiln::cli {
 
-// build() with the command's -O (default 3) and --target (only "c").
+// The pass context of the command's -O (default 3) and --disable-pass flags.
+PassContext pass_context(const Args& args);
+// build() with the command's pass context and --target (only "c").
 BuiltModel build_model(const LoadedModel& model, const Args& args);
 // Builds into a private temporary folder, loads it and removes the folder.
 std::shared_ptr<const Artifact> compile_and_load(const LoadedModel& model, const Args& args);

@@ -24,24 +24,26 @@ struct Command {
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"print",
-       {"--pass", "-O", "--shape", "--bind"},
-       {"--no-check"},
+       {"--pass", "-O", "--shape", "--bind", "--disable-pass"},
+       {"--no-check", "--print-after-all"},
        kiln::cli::cmd_print,
-       "kiln print FILE [-O N] [--pass NAME]... [--shape NAME=D0,D1,...] [--bind NAME=VALUE]... [--no-check]"},
+       "kiln print FILE [-O N] [--pass NAME]... [--disable-pass NAME]... [--print-after-all] [--shape NAME=D0,D1,...] "
+       "[--bind NAME=VALUE]... [--no-check]"},
       {"compile",
-       {"-o", "--target", "-O", "--shape", "--bind"},
+       {"-o", "--target", "-O", "--shape", "--bind", "--disable-pass"},
        {"--no-check", "--verbose"},
        kiln::cli::cmd_compile,
-       "kiln compile MODEL -o OUT.kiln [--target c] [-O 0..3] [--shape NAME=D0,D1,...] [--bind NAME=VALUE]... "
-       "[--no-check] [--verbose]"},
+       "kiln compile MODEL -o OUT.kiln [--target c] [-O 0..3] [--disable-pass NAME]... [--shape NAME=D0,D1,...] "
+       "[--bind NAME=VALUE]... [--no-check] [--verbose]"},
       {"run",
-       {"--engine", "--inputs", "--outputs", "--random-inputs", "--shape", "--bind", "--threads", "-O", "--target"},
+       {"--engine", "--inputs", "--outputs", "--random-inputs", "--shape", "--bind", "--threads", "-O", "--target",
+        "--disable-pass"},
        {"--no-check"},
        kiln::cli::cmd_run,
        "kiln run MODEL|OUT.kiln [--engine compiled|interp] [--inputs DIR] [--outputs DIR] [--random-inputs SEED] "
        "[--bind NAME=VALUE]... [--threads N] [-O N]"},
       {"bench",
-       {"--threads", "--warmup", "--repeat", "--inputs", "--shape", "--bind", "-O", "--target"},
+       {"--threads", "--warmup", "--repeat", "--inputs", "--shape", "--bind", "-O", "--target", "--disable-pass"},
        {"--no-check", "--profile"},
        kiln::cli::cmd_bench,
        "kiln bench MODEL|OUT.kiln [--threads N] [--warmup N] [--repeat N] [--inputs DIR] [--bind NAME=VALUE]... "

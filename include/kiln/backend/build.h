@@ -15,14 +15,27 @@
 #include "kiln/ir/module.h"
 #include "kiln/op/strategy.h"
 #include "kiln/runtime/npy.h"
+#include "kiln/transform/pass.h"
 
 namespace kiln {
 
 struct BuildOptions {
   Target target = Target::host();
-  // 0: every op in a kernel of its own; 1 and up: operator fusion.
-  int opt_level = 3;
+  // The opt level (0: every op in a kernel of its own; 1 and up: operator fusion and the
+  // other passes of kBuildPipeline by their levels), passes required or disabled, options,
+  // instruments.
+  PassContext passes = default_build_context();
+
+  static PassContext default_build_context() {
+    PassContext ctx;
+    ctx.opt_level = 3;
+    return ctx;
+  }
 };
+
+// The passes build() runs, in order; each runs from its own opt level (kiln print -O N
+// --print-after-all shows them one by one).
+extern const std::vector<std::string> kBuildPipeline;
 
 struct BuiltModel {
   std::string graph_json;
@@ -40,7 +53,7 @@ BuiltModel build(const IRModule& mod, const NamedArrays& params, const std::vect
                  const std::vector<std::string>& output_names, const BuildOptions& options = {});
 
 // The optimised, fused module build() generates code from (what `kiln print -O N` shows).
-IRModule optimize(const IRModule& mod, int opt_level);
+IRModule optimize(const IRModule& mod, const PassContext& ctx);
 
 // Writes the artifact folder: graph.json, params.bin, kernels.c and lib.so (built by the system
 // C compiler through the compile cache). Written beside `dir` and renamed into place, so a

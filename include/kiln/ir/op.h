@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/attrs/reflect.h"
 #include "kiln/ir/type.h"
 #include "kiln/runtime/attrs.h"
 
@@ -26,13 +27,12 @@ enum class OpPattern : uint8_t {
 };
 const char* pattern_name(OpPattern p);
 
-enum class AttrKind : uint8_t { kBool, kInt, kFloat, kString, kInts, kFloats, kAny };
-
 struct AttrSpec {
   std::string name;
   AttrKind kind;
   AttrValue default_value;  // None with required=false means "optional, absent"
   bool required = false;
+  std::string doc;
 };
 
 struct ArgSpec {
@@ -63,6 +63,13 @@ struct OpDef {
   OpDef& attr(std::string attr_name, AttrKind kind, AttrValue default_value);
   OpDef& required_attr(std::string attr_name, AttrKind kind);
   OpDef& set_relation(TypeRelation rel);
+  // The schema of an op whose attributes are declared as struct T (kiln/attrs/reflect.h).
+  template <class T>
+  OpDef& attrs();
+  // A relation reading the attributes as T, decoded (and validated) once per call; its errors
+  // name the op.
+  template <class T>
+  OpDef& set_relation(std::function<Type(const std::vector<Type>& arg_types, const T& attrs)> rel);
   OpDef& set_pattern(OpPattern p);
   OpDef& set_kernel(std::string kernel_name);
   OpDef& set_nondeterministic();
@@ -73,6 +80,37 @@ struct OpDef {
   // Checks the argument count.
   void check_arity(size_t num_args) const;
 };
+
+namespace op_detail {
+struct SchemaBuilder {
+  std::vector<AttrSpec>* specs;
+  template <class F>
+  void operator()(const char* name, F& field, const char* doc) {
+    specs->push_back({name, attr_kind_of<F>(), attr_value_of(field), false, doc});
+  }
+};
+}  // namespace op_detail
+
+template <class T>
+OpDef& OpDef::attrs() {
+  T defaults{};
+  op_detail::SchemaBuilder builder{&attr_specs};
+  defaults.visit(builder);
+  return *this;
+}
+
+template <class T>
+OpDef& OpDef::set_relation(std::function<Type(const std::vector<Type>& arg_types, const T& attrs)> rel) {
+  relation = [rel = std::move(rel), op = name](const std::vector<Type>& arg_types, const Attrs& attrs) {
+    try {
+      return rel(arg_types, attrs_from<T>(attrs, op));
+    } catch (Error& e) {
+      e.op(op);
+      throw;
+    }
+  };
+  return *this;
+}
 
 class OpRegistry {
  public:

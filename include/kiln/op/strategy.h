@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/attrs/reflect.h"
 #include "kiln/ir/type.h"
 #include "kiln/runtime/attrs.h"
 #include "kiln/te/schedule.h"
@@ -71,6 +72,24 @@ class StrategyRegistry {
   // Throws if the op already has a compute.
   void set_compute(const std::string& op, ComputeFn compute, ComputeLimit limit = {});
   void set_schedule(const std::string& op, ScheduleFn schedule);
+  // A compute and a schedule reading the call's attributes as the declared struct T.
+  template <class T>
+  void set_compute(const std::string& op,
+                   std::function<std::vector<te::Tensor>(const ComputeInput& call, const T& attrs)> compute,
+                   ComputeLimit limit = {}) {
+    set_compute(
+        op,
+        [compute = std::move(compute), op](const ComputeInput& call) {
+          return compute(call, attrs_from<T>(call.attrs, op));
+        },
+        std::move(limit));
+  }
+  template <class T>
+  void set_schedule(const std::string& op, std::function<void(const ScheduleInput& in, const T& attrs)> schedule) {
+    set_schedule(op, [schedule = std::move(schedule), op](const ScheduleInput& in) {
+      schedule(in, attrs_from<T>(in.call.attrs, op));
+    });
+  }
   // nullptr when the op has no compute definition.
   const OpStrategy* find(const std::string& op) const;
   std::vector<std::string> names() const;

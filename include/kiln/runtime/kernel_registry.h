@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 
+#include "kiln/attrs/reflect.h"
 #include "kiln/runtime/attrs.h"
 #include "kiln/runtime/ndarray.h"
 
@@ -24,6 +25,14 @@ class KernelRegistry {
   static const KernelRegistry& global();
 
   void add(const std::string& name, KernelFn fn);
+  // A kernel reading its attributes as the declared struct T, decoded once per call.
+  template <class T>
+  void add(const std::string& name,
+           std::function<void(const T& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs)> fn) {
+    add(name, [fn = std::move(fn), name](const Attrs& attrs, std::span<const NDArray> in, std::span<NDArray> out) {
+      fn(attrs_from<T>(attrs, name), in, out);
+    });
+  }
   const KernelFn* find(const std::string& name) const;
   // Throws kiln::Error naming the op when there is no kernel.
   const KernelFn& get(const std::string& name) const;

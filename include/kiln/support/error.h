@@ -22,6 +22,16 @@ class Error : public std::exception {
     return set(found_, std::move(found));
   }
 
+  // A broken invariant inside kiln rather than a problem with the user's model or input:
+  // the text says so, and that it should be reported.
+  static Error bug(std::string message) {
+    Error e(std::move(message));
+    e.internal_ = true;
+    e.compose();
+    return e;
+  }
+  bool is_bug() const { return internal_; }
+
   const std::string& message() const { return message_; }
   const std::string& file() const { return file_; }
   const std::string& node() const { return node_; }
@@ -37,6 +47,7 @@ class Error : public std::exception {
   void compose();
 
   std::string message_, file_, node_, op_, expected_, found_, text_;
+  bool internal_ = false;
 };
 
 // Concatenates anything streamable: cat("axis ", 3, " out of range").
@@ -45,6 +56,12 @@ std::string cat(const Args&... args) {
   std::ostringstream os;
   (os << ... << args);
   return os.str();
+}
+
+// Throws Error::bug when an invariant kiln itself maintains does not hold.
+template <class... Args>
+void check_invariant(bool condition, const Args&... message) {
+  if (!condition) throw Error::bug(cat(message...));
 }
 
 // Throws an Error when a condition about user input does not hold.

@@ -1,18 +1,69 @@
-// Passes: named module-to-module transformations, run one by one or in sequence.
+// Passes and the pass manager. A pass is a named module-to-module transformation with what
+// the manager needs to schedule it: the opt level from which a pipeline runs it, the passes
+// it requires before it, and whether its result keeps every node's type valid. A
+// PassContext carries the opt level, passes required or disabled by the user, per-pass
+// options and instruments (timing, printing); Sequential runs a declared pipeline under a
+// context, as Relay's transform.Sequential and NNVM's OPT_PASS_LEVEL table do.
 #pragma once
 
 #include <functional>
+#include <iosfwd>
 #include <map>
+#include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "kiln/ir/module.h"
+#include "kiln/runtime/attrs.h"
 
 namespace kiln {
 
-struct Pass {
+struct PassContext;
+
+struct PassInfo {
   std::string name;
-  std::function<IRModule(const IRModule&)> run;
+  int opt_level = 0;                  // a pipeline runs it when the context's level is at least this
+  std::vector<std::string> required;  // passes a pipeline runs before it if they have not run yet
+  bool keeps_types = true;            // false: types are inferred again before the next pass
+};
+
+struct Pass {
+  PassInfo info;
+  std::function<IRModule(const IRModule&, const PassContext&)> run;
+};
+
+// Sees every pass a pipeline runs.
+class PassInstrument {
+ public:
+  virtual ~PassInstrument() = default;
+  virtual void after_pass(const PassInfo& info, const IRModule& result, double seconds) = 0;
+};
+
+// Prints each pass's name, time and the module after it (kiln print --print-after-all).
+std::shared_ptr<PassInstrument> print_after_each_pass(std::ostream& out);
+
+// Records how long each pass took, in the order they ran.
+class PassTimings : public PassInstrument {
+ public:
+  void after_pass(const PassInfo& info, const IRModule& result, double seconds) override;
+  const std::vector<std::pair<std::string, double>>& timings() const { return timings_; }
+
+ private:
+  std::vector<std::pair<std::string, double>> timings_;
+};
+
+struct PassContext {
+  int opt_level = 2;
+  std::set<std::string> required_passes;  // run whatever their opt level
+  std::set<std::string> disabled_passes;  // never run
+  std::map<std::string, Attrs> options;   // per pass, e.g. options["FuseOps"] = {{"fuse", false}}
+  std::vector<std::shared_ptr<PassInstrument>> instruments;
+
+  // Whether a pipeline under this context runs the pass.
+  bool enabled(const PassInfo& info) const;
+  // The options given for a pass (empty when none).
+  const Attrs& options_of(const std::string& pass) const;
 };
 
 class PassRegistry {
@@ -28,7 +79,24 @@ class PassRegistry {
 
 // Registers every built-in pass (idempotent).
 void register_builtin_passes();
-IRModule run_passes(const IRModule& mod, const std::vector<std::string>& names);
+
+// A declared pipeline. Passes the context does not enable are skipped; a pass's required
+// passes run first if they have not run yet; types are inferred again only after a pass
+// that does not keep them. An error names the pass it came from.
+class Sequential {
+ public:
+  explicit Sequential(std::vector<std::string> passes);
+  IRModule operator()(const IRModule& mod, const PassContext& ctx = {}) const;
+
+ private:
+  std::vector<std::string> passes_;
+};
+
+// Runs the named passes in order, each whatever its opt level (kiln print --pass NAME).
+IRModule run_passes(const IRModule& mod, const std::vector<std::string>& names, const PassContext& ctx = {});
+
+// The module with `fn` applied to each function; an error names the function it came from.
+IRModule map_functions(const IRModule& mod, const std::function<Function(const Function&)>& fn);
 
 // Individual passes (one file each under src/transform/).
 IRModule infer_type_pass(const IRModule& mod);
@@ -37,7 +105,8 @@ IRModule inline_pass(const IRModule& mod);
 IRModule simplify_inference_pass(const IRModule& mod);
 IRModule fold_constant_pass(const IRModule& mod);
 // Groups ops into Primitive=1 functions (Relay's FuseOps). fuse=false puts every op in a
-// function of its own (Relay's fuse_opt_level=0).
+// function of its own (Relay's fuse_opt_level=0). As a registered pass it fuses from opt
+// level 1, or as its option "fuse" says.
 IRModule fuse_ops_pass(const IRModule& mod, bool fuse = true);
 
 }  // namespace kiln

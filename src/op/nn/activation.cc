@@ -3,6 +3,7 @@
 // nn.dropout returns the 2-tuple (out, mask) as Relay does. kiln runs inference only, so
 // out = data and mask is all ones; its pattern is opaque (as in Relay) so that fusion
 // leaves it for SimplifyInference to remove.
+#include "kiln/attrs/nn.h"
 #include "kiln/op/strategy.h"
 #include "op/compute_util.h"
 #include "op/op_util.h"
@@ -18,12 +19,12 @@ TypeRelation activation_relation(const std::string& name, DTypeClass accepted) {
   });
 }
 
-Type prelu_relation(const std::vector<Type>& args, const Attrs& attrs) {
+Type prelu_relation(const std::vector<Type>& args, const PReluAttrs& attrs) {
   const TensorTypeNode& data = arg_tensor(args, 0, "data");
   const TensorTypeNode& alpha = arg_tensor(args, 1, "alpha");
   require_dtype("data", data.dtype, DTypeClass::kFloat);
   require_same_dtype("data", data.dtype, "alpha", alpha.dtype);
-  const int64_t axis = axis_attr(attrs, "axis", data.shape);
+  const int64_t axis = checked_axis(attrs.axis, "axis", data.shape);
   const int64_t channels = data.shape[static_cast<size_t>(axis)];
   const bool extent_ok =
       alpha.ndim() == 1 && (alpha.shape[0] == channels || alpha.shape[0] == kAnyDim || channels == kAnyDim);
@@ -50,15 +51,17 @@ void add_activation_computes() {
                          const tir::PrimExpr zero = tir::make_const(v.dtype(), 0);
                          return tir::select(tir::lt(v, zero), zero, v);
                        }));
-  registry.set_compute("nn.leaky_relu", elementwise_compute([](tir::PrimExpr v, const ComputeInput& call) {
-                         const tir::PrimExpr alpha = tir::make_const(v.dtype(), call.attrs.get_double("alpha"));
-                         return tir::select(tir::lt(v, tir::make_const(v.dtype(), 0)), alpha * v, v);
-                       }));
-  registry.set_compute("nn.prelu", [](const ComputeInput& call) {
+  registry.set_compute<LeakyReluAttrs>("nn.leaky_relu", [](const ComputeInput& call, const LeakyReluAttrs& attrs) {
+    return elementwise_compute([alpha_value = attrs.alpha](tir::PrimExpr v, const ComputeInput&) {
+      const tir::PrimExpr alpha = tir::make_const(v.dtype(), alpha_value);
+      return tir::select(tir::lt(v, tir::make_const(v.dtype(), 0)), alpha * v, v);
+    })(call);
+  });
+  registry.set_compute<PReluAttrs>("nn.prelu", [](const ComputeInput& call, const PReluAttrs& attrs) {
     const te::Tensor x = call.args[0], alpha = call.args[1];
     return std::vector<te::Tensor>{te::compute(x.shape(), call.name, [&](const te::Indices& i) {
       const tir::PrimExpr v = x(index_exprs(i)), zero = tir::make_const(v.dtype(), 0);
-      return tir::select(tir::lt(v, zero), channel_read(alpha, i, call.attrs.get_int("axis")) * v, v);
+      return tir::select(tir::lt(v, zero), channel_read(alpha, i, attrs.axis) * v, v);
     })};
   });
 }
@@ -76,7 +79,7 @@ void register_nn_activation_ops(OpRegistry& registry) {
   registry.add("nn.leaky_relu")
       .describe("x where x >= 0, alpha * x elsewhere.")
       .arg("data")
-      .attr("alpha", AttrKind::kFloat, 0.01)
+      .attrs<LeakyReluAttrs>()
       .set_relation(activation_relation("nn.leaky_relu", DTypeClass::kFloat))
       .set_pattern(OpPattern::kElemwise);
 
@@ -84,8 +87,8 @@ void register_nn_activation_ops(OpRegistry& registry) {
       .describe("x where x >= 0, alpha[c] * x elsewhere; alpha has shape (C,) with C = data.shape[axis].")
       .arg("data")
       .arg("alpha")
-      .attr("axis", AttrKind::kInt, 1)
-      .set_relation(named_relation("nn.prelu", prelu_relation))
+      .attrs<PReluAttrs>()
+      .set_relation<PReluAttrs>(prelu_relation)
       .set_pattern(OpPattern::kBroadcast);
 
   registry.add("nn.dropout")

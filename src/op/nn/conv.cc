@@ -20,6 +20,7 @@
 // reference kernel): its tiles call the integer micro-kernel kiln_igemm_nn_s16_*.
 #include <numeric>
 
+#include "kiln/attrs/nn.h"
 #include "op/nn/conv2d_compute.h"
 #include "op/nn/nn_compute.h"
 #include "op/nn/window_attrs.h"
@@ -35,33 +36,17 @@ void check_conv_dtypes(const std::vector<Type>& args, const TensorTypeNode& data
                         .expected(std::string(dtype_name(data.dtype)), std::string(dtype_name(weight.dtype))));
 }
 
-int64_t groups_attr(const Attrs& attrs) {
-  int64_t groups = attrs.get_int("groups");
-  if (groups < 1) throw std::move(Error("attribute 'groups' must be positive").expected(">= 1", cat(groups)));
-  return groups;
-}
-
 struct ConvArgs {
   const TensorTypeNode& data;
   const TensorTypeNode& weight;
-  Pair2D strides, dilation;
-  Padding2D padding;
-  int64_t groups;
+  Window2D window;
 };
 
-ConvArgs conv_args(const std::vector<Type>& args, const Attrs& attrs, const char* kernel_layout) {
-  layout_attr(attrs, "data_layout", {"NCHW"});
-  choice_attr(attrs, "kernel_layout", {kernel_layout});
-  choice_attr(attrs, "out_layout", {"", "NCHW"});
+ConvArgs conv_args(const std::vector<Type>& args, const Conv2DAttrs& attrs) {
   const TensorTypeNode& data = arg_tensor_of_rank(args, 0, "data", 4, "NCHW");
-  const TensorTypeNode& weight = arg_tensor_of_rank(args, 1, "weight", 4, kernel_layout);
+  const TensorTypeNode& weight = arg_tensor_of_rank(args, 1, "weight", 4, attrs.kernel_layout);
   check_conv_dtypes(args, data, weight);
-  return {data,
-          weight,
-          pair_attr(attrs, "strides", 1),
-          pair_attr(attrs, "dilation", 1),
-          padding_attr(attrs),
-          groups_attr(attrs)};
+  return {data, weight, attrs.window()};
 }
 
 // Both known and a not divisible by b.
@@ -74,35 +59,37 @@ void check_divisible_by_groups(int64_t extent, int64_t groups, const std::string
                         .expected(cat("a multiple of ", groups), cat(extent)));
 }
 
-// The optional 'channels' and 'kernel_size' attributes must agree with the weight.
-void check_weight_attrs(const Attrs& attrs, int64_t out_channels, const TensorTypeNode& weight) {
-  if (!attrs.is_none("channels")) {
-    int64_t channels = attrs.get_int("channels");
-    if (out_channels >= 0 && channels != out_channels)
-      throw std::move(Error(cat("attribute 'channels' disagrees with 'weight' ", shape_str(weight.shape)))
-                          .expected(cat(out_channels), cat(channels)));
-  }
-  if (!attrs.is_none("kernel_size")) {
-    Pair2D k = pair_attr(attrs, "kernel_size", 1);
-    int64_t kh = weight.shape[2], kw = weight.shape[3];
-    if ((kh >= 0 && k.h != kh) || (kw >= 0 && k.w != kw))
+// The optional 'channels' and 'kernel_size' attributes must agree with the weight, whose
+// spatial extents follow its two channel axes.
+template <class A>
+void check_weight_attrs(const A& attrs, int64_t out_channels, const TensorTypeNode& weight) {
+  if (attrs.channels && out_channels >= 0 && *attrs.channels != out_channels)
+    throw std::move(Error(cat("attribute 'channels' disagrees with 'weight' ", shape_str(weight.shape)))
+                        .expected(cat(out_channels), cat(*attrs.channels)));
+  if (!attrs.kernel_size) return;
+  Shape taps(weight.shape.begin() + 2, weight.shape.end());
+  std::vector<int64_t> kernel = spatial_values(*attrs.kernel_size, taps.size());
+  for (size_t i = 0; i < taps.size(); ++i)
+    if (taps[i] >= 0 && taps[i] != kernel[i])
       throw std::move(Error(cat("attribute 'kernel_size' disagrees with 'weight' ", shape_str(weight.shape)))
-                          .expected(shape_str({kh, kw}), shape_str({k.h, k.w})));
-  }
+                          .expected(shape_str(taps), shape_str(kernel)));
 }
 
-Type conv2d_relation(const std::vector<Type>& args, const Attrs& attrs) {
-  ConvArgs a = conv_args(args, attrs, "OIHW");
+Type conv2d_relation(const std::vector<Type>& args, const Conv2DAttrs& attrs) {
+  ConvArgs a = conv_args(args, attrs);
   const Shape& x = a.data.shape;
   const Shape& w = a.weight.shape;
-  check_divisible_by_groups(x[1], a.groups, "input channels", "data", x);
-  check_divisible_by_groups(w[0], a.groups, "output channels", "weight", w);
-  int64_t weight_in_channels = w[1] < 0 ? kAnyDim : w[1] * a.groups;
+  const Window2D& win = a.window;
+  check_divisible_by_groups(x[1], attrs.groups, "input channels", "data", x);
+  check_divisible_by_groups(w[0], attrs.groups, "output channels", "weight", w);
+  int64_t weight_in_channels = w[1] < 0 ? kAnyDim : w[1] * attrs.groups;
   check_same_extent(x[1], weight_in_channels, "input channels (weight axis 1 times groups)", "data", x, "weight", w);
   check_weight_attrs(attrs, w[0], a.weight);
-  int64_t out_h = window_extent("height", x, x[2], w[2], a.strides.h, a.dilation.h, a.padding.top, a.padding.bottom);
-  int64_t out_w = window_extent("width", x, x[3], w[3], a.strides.w, a.dilation.w, a.padding.left, a.padding.right);
-  return tensor_type({x[0], w[0], out_h, out_w}, out_dtype_attr(attrs, a.data.dtype));
+  int64_t out_h =
+      window_extent("height", x, x[2], w[2], win.strides.h, win.dilation.h, win.padding.top, win.padding.bottom);
+  int64_t out_w =
+      window_extent("width", x, x[3], w[3], win.strides.w, win.dilation.w, win.padding.left, win.padding.right);
+  return tensor_type({x[0], w[0], out_h, out_w}, out_dtype_of(attrs.out_dtype, a.data.dtype));
 }
 
 // Extent of a transposed convolution's output along one axis.
@@ -118,136 +105,76 @@ int64_t transposed_extent(const std::string& axis_name, const Shape& data_shape,
   return out;
 }
 
-Type conv2d_transpose_relation(const std::vector<Type>& args, const Attrs& attrs) {
-  ConvArgs a = conv_args(args, attrs, "IOHW");
+Type conv2d_transpose_relation(const std::vector<Type>& args, const Conv2DTransposeAttrs& attrs) {
+  ConvArgs a = conv_args(args, attrs);
   const Shape& x = a.data.shape;
   const Shape& w = a.weight.shape;
-  check_divisible_by_groups(x[1], a.groups, "input channels", "data", x);
+  const Window2D& win = a.window;
+  check_divisible_by_groups(x[1], attrs.groups, "input channels", "data", x);
   check_same_extent(x[1], w[0], "input channels (weight axis 0)", "data", x, "weight", w);
-  int64_t out_channels = w[1] < 0 ? kAnyDim : w[1] * a.groups;
+  int64_t out_channels = w[1] < 0 ? kAnyDim : w[1] * attrs.groups;
   check_weight_attrs(attrs, out_channels, a.weight);
-  Pair2D output_padding = pair_attr(attrs, "output_padding", 0);
-  if (output_padding.h >= std::max(a.strides.h, a.dilation.h) ||
-      output_padding.w >= std::max(a.strides.w, a.dilation.w))
-    throw std::move(Error("attribute 'output_padding' must be smaller than the stride or the dilation")
-                        .expected(cat("values below strides=", attrs.get("strides").to_string(),
-                                      " or dilation=", attrs.get("dilation").to_string()),
-                                  attrs.get("output_padding").to_string()));
-  int64_t out_h = transposed_extent("height", x, x[2], w[2], a.strides.h, a.dilation.h, a.padding.top, a.padding.bottom,
-                                    output_padding.h);
-  int64_t out_w = transposed_extent("width", x, x[3], w[3], a.strides.w, a.dilation.w, a.padding.left, a.padding.right,
-                                    output_padding.w);
-  return tensor_type({x[0], out_channels, out_h, out_w}, out_dtype_attr(attrs, a.data.dtype));
+  Pair2D output_padding = pair_2d(attrs.output_padding);
+  int64_t out_h = transposed_extent("height", x, x[2], w[2], win.strides.h, win.dilation.h, win.padding.top,
+                                    win.padding.bottom, output_padding.h);
+  int64_t out_w = transposed_extent("width", x, x[3], w[3], win.strides.w, win.dilation.w, win.padding.left,
+                                    win.padding.right, output_padding.w);
+  return tensor_type({x[0], out_channels, out_h, out_w}, out_dtype_of(attrs.out_dtype, a.data.dtype));
 }
 
 // The 3-D ops, written for any number of spatial axes (NC + spatial data layouts).
 struct ConvNdArgs {
   const TensorTypeNode& data;
   const TensorTypeNode& weight;
-  std::vector<int64_t> strides, dilation, padding;  // padding: begins, then ends
-  int64_t groups;
+  WindowGeometry window;
 };
 
 const char* const kSpatialAxisNames[] = {"depth", "height", "width"};
 
-ConvNdArgs conv_nd_args(const std::vector<Type>& args, const Attrs& attrs, size_t rank, const char* data_layout,
-                        const char* kernel_layout) {
-  choice_attr(attrs, "data_layout", {data_layout});
-  choice_attr(attrs, "kernel_layout", {kernel_layout});
-  choice_attr(attrs, "out_layout", {"", data_layout});
-  const TensorTypeNode& data = arg_tensor_of_rank(args, 0, "data", static_cast<int64_t>(rank + 2), data_layout);
-  const TensorTypeNode& weight = arg_tensor_of_rank(args, 1, "weight", static_cast<int64_t>(rank + 2), kernel_layout);
+ConvNdArgs conv_nd_args(const std::vector<Type>& args, const Conv3DAttrs& attrs, size_t rank) {
+  const auto dims = static_cast<int64_t>(rank + 2);
+  const TensorTypeNode& data = arg_tensor_of_rank(args, 0, "data", dims, attrs.data_layout);
+  const TensorTypeNode& weight = arg_tensor_of_rank(args, 1, "weight", dims, attrs.kernel_layout);
   check_conv_dtypes(args, data, weight);
-  return {data,
-          weight,
-          spatial_attr(attrs, "strides", rank, 1),
-          spatial_attr(attrs, "dilation", rank, 1),
-          padding_nd_attr(attrs, rank),
-          groups_attr(attrs)};
-}
-
-void check_weight_attrs_nd(const Attrs& attrs, int64_t out_channels, const TensorTypeNode& weight, size_t rank) {
-  if (!attrs.is_none("channels")) {
-    int64_t channels = attrs.get_int("channels");
-    if (out_channels >= 0 && channels != out_channels)
-      throw std::move(Error(cat("attribute 'channels' disagrees with 'weight' ", shape_str(weight.shape)))
-                          .expected(cat(out_channels), cat(channels)));
-  }
-  if (attrs.is_none("kernel_size")) return;
-  std::vector<int64_t> kernel = spatial_attr(attrs, "kernel_size", rank, 1);
-  Shape taps(weight.shape.begin() + 2, weight.shape.end());
-  for (size_t i = 0; i < rank; ++i)
-    if (taps[i] >= 0 && taps[i] != kernel[i])
-      throw std::move(Error(cat("attribute 'kernel_size' disagrees with 'weight' ", shape_str(weight.shape)))
-                          .expected(shape_str(taps), shape_str(kernel)));
+  return {data, weight, attrs.window()};
 }
 
 const char* axis_name(size_t rank, size_t i) { return kSpatialAxisNames[3 - rank + i]; }
 
-Type conv3d_relation(const std::vector<Type>& args, const Attrs& attrs) {
+Type conv3d_relation(const std::vector<Type>& args, const Conv3DAttrs& attrs) {
   const size_t rank = 3;
-  ConvNdArgs a = conv_nd_args(args, attrs, rank, "NCDHW", "OIDHW");
+  ConvNdArgs a = conv_nd_args(args, attrs, rank);
   const Shape& x = a.data.shape;
   const Shape& w = a.weight.shape;
-  check_divisible_by_groups(x[1], a.groups, "input channels", "data", x);
-  check_divisible_by_groups(w[0], a.groups, "output channels", "weight", w);
-  int64_t weight_in_channels = w[1] < 0 ? kAnyDim : w[1] * a.groups;
+  const WindowGeometry& g = a.window;
+  check_divisible_by_groups(x[1], attrs.groups, "input channels", "data", x);
+  check_divisible_by_groups(w[0], attrs.groups, "output channels", "weight", w);
+  int64_t weight_in_channels = w[1] < 0 ? kAnyDim : w[1] * attrs.groups;
   check_same_extent(x[1], weight_in_channels, "input channels (weight axis 1 times groups)", "data", x, "weight", w);
-  check_weight_attrs_nd(attrs, w[0], a.weight, rank);
+  check_weight_attrs(attrs, w[0], a.weight);
   Shape out{x[0], w[0]};
   for (size_t i = 0; i < rank; ++i)
-    out.push_back(window_extent(axis_name(rank, i), x, x[i + 2], w[i + 2], a.strides[i], a.dilation[i], a.padding[i],
-                                a.padding[i + rank]));
-  return tensor_type(out, out_dtype_attr(attrs, a.data.dtype));
+    out.push_back(window_extent(axis_name(rank, i), x, x[i + 2], w[i + 2], g.strides[i], g.dilation[i], g.pad_before[i],
+                                g.pad_after[i]));
+  return tensor_type(out, out_dtype_of(attrs.out_dtype, a.data.dtype));
 }
 
-Type conv3d_transpose_relation(const std::vector<Type>& args, const Attrs& attrs) {
+Type conv3d_transpose_relation(const std::vector<Type>& args, const Conv3DTransposeAttrs& attrs) {
   const size_t rank = 3;
-  ConvNdArgs a = conv_nd_args(args, attrs, rank, "NCDHW", "IODHW");
+  ConvNdArgs a = conv_nd_args(args, attrs, rank);
   const Shape& x = a.data.shape;
   const Shape& w = a.weight.shape;
-  check_divisible_by_groups(x[1], a.groups, "input channels", "data", x);
+  const WindowGeometry& g = a.window;
+  check_divisible_by_groups(x[1], attrs.groups, "input channels", "data", x);
   check_same_extent(x[1], w[0], "input channels (weight axis 0)", "data", x, "weight", w);
-  int64_t out_channels = w[1] < 0 ? kAnyDim : w[1] * a.groups;
-  check_weight_attrs_nd(attrs, out_channels, a.weight, rank);
-  std::vector<int64_t> output_padding = spatial_attr(attrs, "output_padding", rank, 0);
+  int64_t out_channels = w[1] < 0 ? kAnyDim : w[1] * attrs.groups;
+  check_weight_attrs(attrs, out_channels, a.weight);
+  std::vector<int64_t> output_padding = spatial_values(attrs.output_padding, rank);
   Shape out{x[0], out_channels};
-  for (size_t i = 0; i < rank; ++i) {
-    if (output_padding[i] >= std::max(a.strides[i], a.dilation[i]))
-      throw std::move(Error("attribute 'output_padding' must be smaller than the stride or the dilation")
-                          .expected(cat("values below strides=", attrs.get("strides").to_string(),
-                                        " or dilation=", attrs.get("dilation").to_string()),
-                                    attrs.get("output_padding").to_string()));
-    out.push_back(transposed_extent(axis_name(rank, i), x, x[i + 2], w[i + 2], a.strides[i], a.dilation[i],
-                                    a.padding[i], a.padding[i + rank], output_padding[i]));
-  }
-  return tensor_type(out, out_dtype_attr(attrs, a.data.dtype));
-}
-
-OpDef& add_conv3d_attrs(OpDef& def, const char* kernel_layout) {
-  return def.attr("strides", AttrKind::kInts, std::vector<int64_t>{1, 1, 1})
-      .attr("padding", AttrKind::kInts, std::vector<int64_t>{0, 0, 0})
-      .attr("dilation", AttrKind::kInts, std::vector<int64_t>{1, 1, 1})
-      .attr("groups", AttrKind::kInt, 1)
-      .attr("channels", AttrKind::kInt, AttrValue())
-      .attr("kernel_size", AttrKind::kInts, AttrValue())
-      .attr("data_layout", AttrKind::kString, "NCDHW")
-      .attr("kernel_layout", AttrKind::kString, kernel_layout)
-      .attr("out_layout", AttrKind::kString, "")
-      .attr("out_dtype", AttrKind::kString, "");
-}
-
-OpDef& add_conv_attrs(OpDef& def, const char* kernel_layout) {
-  return def.attr("strides", AttrKind::kInts, std::vector<int64_t>{1, 1})
-      .attr("padding", AttrKind::kInts, std::vector<int64_t>{0, 0})
-      .attr("dilation", AttrKind::kInts, std::vector<int64_t>{1, 1})
-      .attr("groups", AttrKind::kInt, 1)
-      .attr("channels", AttrKind::kInt, AttrValue())
-      .attr("kernel_size", AttrKind::kInts, AttrValue())
-      .attr("data_layout", AttrKind::kString, "NCHW")
-      .attr("kernel_layout", AttrKind::kString, kernel_layout)
-      .attr("out_layout", AttrKind::kString, "")
-      .attr("out_dtype", AttrKind::kString, "");
+  for (size_t i = 0; i < rank; ++i)
+    out.push_back(transposed_extent(axis_name(rank, i), x, x[i + 2], w[i + 2], g.strides[i], g.dilation[i],
+                                    g.pad_before[i], g.pad_after[i], output_padding[i]));
+  return tensor_type(out, out_dtype_of(attrs.out_dtype, a.data.dtype));
 }
 
 // ----- compute and schedules of nn.conv2d -----
@@ -267,7 +194,7 @@ struct Conv2dShape {
   bool float_tiles() const { return dtype == DType::kFloat32 && out_dtype == DType::kFloat32; }
 };
 
-Conv2dShape conv2d_shape(const ComputeInput& call, const nn::ConvOperandTypes& operands) {
+Conv2dShape conv2d_shape(const ComputeInput& call, const Conv2DAttrs& attrs, const nn::ConvOperandTypes& operands) {
   const TensorTypeNode& x = expect_tensor(call.arg_types.at(0), "data");
   const TensorTypeNode& wt = expect_tensor(call.arg_types.at(1), "weight");
   const TensorTypeNode& out = expect_tensor(call.out_type, "output");
@@ -281,10 +208,11 @@ Conv2dShape conv2d_shape(const ComputeInput& call, const nn::ConvOperandTypes& o
   s.kw = wt.shape[3];
   s.oh = out.shape[2];
   s.ow = out.shape[3];
-  s.strides = pair_attr(call.attrs, "strides", 1);
-  s.dilation = pair_attr(call.attrs, "dilation", 1);
-  s.pad = padding_attr(call.attrs);
-  s.groups = call.attrs.get_int("groups");
+  const Window2D window = attrs.window();
+  s.strides = window.strides;
+  s.dilation = window.dilation;
+  s.pad = window.padding;
+  s.groups = attrs.groups;
   s.icg = s.ic / s.groups;
   s.ocg = s.oc / s.groups;
   s.dtype = operands.dtype.value_or(x.dtype);
@@ -500,9 +428,9 @@ te::Tensor conv2d_depthwise(const Conv2dShape& s, const te::Tensor& x, const te:
   });
 }
 
-te::Tensor conv2d_tensor(const ComputeInput& call, const te::Tensor& x, const te::Tensor& w,
+te::Tensor conv2d_tensor(const ComputeInput& call, const Conv2DAttrs& attrs, const te::Tensor& x, const te::Tensor& w,
                          const nn::ConvOperandTypes& types) {
-  const Conv2dShape s = conv2d_shape(call, types);
+  const Conv2dShape s = conv2d_shape(call, attrs, types);
   const ConvPlan plan = plan_conv2d(s);
   const std::string& name = call.name;
   switch (plan.path) {
@@ -532,21 +460,22 @@ te::Tensor conv2d_tensor(const ComputeInput& call, const te::Tensor& x, const te
                      [&](const te::Indices& i) { return core(i[0], i[1], i[2] * pitch + i[3]); });
 }
 
-std::vector<te::Tensor> conv2d_compute(const ComputeInput& call) {
-  return {conv2d_tensor(call, call.args.at(0), call.args.at(1), {})};
+std::vector<te::Tensor> conv2d_compute(const ComputeInput& call, const Conv2DAttrs& attrs) {
+  return {conv2d_tensor(call, attrs, call.args.at(0), call.args.at(1), {})};
 }
 
 // nn.conv2d_transpose: output position y gathers the data rows iy with iy * stride + tap * dilation
 // - pad = y. A plain reduction (the op is rare in the models kiln targets).
-std::vector<te::Tensor> conv2d_transpose_compute(const ComputeInput& call) {
+std::vector<te::Tensor> conv2d_transpose_compute(const ComputeInput& call, const Conv2DTransposeAttrs& attrs) {
   const te::Tensor& x = call.args.at(0);
   const te::Tensor& w = call.args.at(1);
   const TensorTypeNode& out = expect_tensor(call.out_type, "output");
   const std::vector<int64_t>& xs = x.shape();
-  const int64_t groups = call.attrs.get_int("groups"), icg = xs[1] / groups, ocg = out.shape[1] / groups;
+  const int64_t groups = attrs.groups, icg = xs[1] / groups, ocg = out.shape[1] / groups;
   const int64_t kh = w.shape()[2], kw = w.shape()[3];
-  const Pair2D st = pair_attr(call.attrs, "strides", 1), dil = pair_attr(call.attrs, "dilation", 1);
-  const Padding2D pad = padding_attr(call.attrs);
+  const Window2D window = attrs.window();
+  const Pair2D st = window.strides, dil = window.dilation;
+  const Padding2D pad = window.padding;
   const DType acc = nn::accumulate_dtype(x.dtype());
   te::IterVar c = te::reduce_axis(icg, "rc"), r = te::reduce_axis(kh, "ry"), q = te::reduce_axis(kw, "rx");
   auto source = [&](const PrimExpr& o, const PrimExpr& tap, int64_t stride, int64_t dilation, int64_t before,
@@ -718,8 +647,8 @@ void schedule_operands(const ScheduleInput& in, const ConvPlan& plan) {
   if (weight.defined()) schedule_injective_stage(in.schedule[weight], in.target);
 }
 
-void conv2d_schedule_with(const ScheduleInput& in, const nn::ConvOperandTypes& types) {
-  const Conv2dShape s = conv2d_shape(in.call, types);
+void conv2d_schedule_with(const ScheduleInput& in, const Conv2DAttrs& attrs, const nn::ConvOperandTypes& types) {
+  const Conv2dShape s = conv2d_shape(in.call, attrs, types);
   const ConvPlan plan = plan_conv2d(s);
   schedule_operands(in, plan);
   const te::Tensor& out = in.anchor.at(0);
@@ -740,7 +669,7 @@ void conv2d_schedule_with(const ScheduleInput& in, const nn::ConvOperandTypes& t
   }
 }
 
-void conv2d_schedule(const ScheduleInput& in) { conv2d_schedule_with(in, {}); }
+void conv2d_schedule(const ScheduleInput& in, const Conv2DAttrs& attrs) { conv2d_schedule_with(in, attrs, {}); }
 
 }  // namespace
 
@@ -750,57 +679,56 @@ std::string conv_operand_name(const std::string& base, const std::string& which)
   return base + "_" + which + "_operand";
 }
 
-te::Tensor conv2d_operands_compute(const ComputeInput& call, const te::Tensor& data, const te::Tensor& weight,
-                                   const ConvOperandTypes& types) {
-  return conv2d_tensor(call, data, weight, types);
+te::Tensor conv2d_operands_compute(const ComputeInput& call, const Conv2DAttrs& attrs, const te::Tensor& data,
+                                   const te::Tensor& weight, const ConvOperandTypes& types) {
+  return conv2d_tensor(call, attrs, data, weight, types);
 }
 
-void conv2d_operands_schedule(const ScheduleInput& in, const ConvOperandTypes& types) {
-  conv2d_schedule_with(in, types);
+void conv2d_operands_schedule(const ScheduleInput& in, const Conv2DAttrs& attrs, const ConvOperandTypes& types) {
+  conv2d_schedule_with(in, attrs, types);
 }
 
 }  // namespace nn
 
 void register_nn_conv_ops(OpRegistry& registry) {
-  add_conv_attrs(registry.add("nn.conv2d")
-                     .describe("2-D convolution of NCHW data with OIHW weights (grouped, strided, dilated, padded).")
-                     .arg("data")
-                     .arg("weight"),
-                 "OIHW")
-      .set_relation(conv2d_relation)
+  StrategyRegistry& strategies = StrategyRegistry::global();
+  registry.add("nn.conv2d")
+      .describe("2-D convolution of NCHW data with OIHW weights (grouped, strided, dilated, padded).")
+      .arg("data")
+      .arg("weight")
+      .attrs<Conv2DAttrs>()
+      .set_relation<Conv2DAttrs>(conv2d_relation)
       .set_pattern(OpPattern::kOutEWiseFusable);
-  StrategyRegistry::global().set_compute("nn.conv2d", conv2d_compute);
-  StrategyRegistry::global().set_schedule("nn.conv2d", conv2d_schedule);
+  strategies.set_compute<Conv2DAttrs>("nn.conv2d", conv2d_compute);
+  strategies.set_schedule<Conv2DAttrs>("nn.conv2d", conv2d_schedule);
 
-  add_conv_attrs(registry.add("nn.conv2d_transpose")
-                     .describe("2-D transposed convolution of NCHW data with IOHW weights "
-                               "(in_channels, out_channels / groups, kh, kw).")
-                     .arg("data")
-                     .arg("weight"),
-                 "IOHW")
-      .attr("output_padding", AttrKind::kInts, std::vector<int64_t>{0, 0})
-      .set_relation(conv2d_transpose_relation)
+  registry.add("nn.conv2d_transpose")
+      .describe(
+          "2-D transposed convolution of NCHW data with IOHW weights (in_channels, out_channels / groups, kh, kw).")
+      .arg("data")
+      .arg("weight")
+      .attrs<Conv2DTransposeAttrs>()
+      .set_relation<Conv2DTransposeAttrs>(conv2d_transpose_relation)
       .set_pattern(OpPattern::kOutEWiseFusable);
-  StrategyRegistry::global().set_compute("nn.conv2d_transpose", conv2d_transpose_compute);
-  StrategyRegistry::global().set_schedule("nn.conv2d_transpose", schedule_reduce);
+  strategies.set_compute<Conv2DTransposeAttrs>("nn.conv2d_transpose", conv2d_transpose_compute);
+  strategies.set_schedule("nn.conv2d_transpose", schedule_reduce);
 
-  add_conv3d_attrs(
-      registry.add("nn.conv3d")
-          .describe("3-D convolution of NCDHW data with OIDHW weights (grouped, strided, dilated, padded).")
-          .arg("data")
-          .arg("weight"),
-      "OIDHW")
-      .set_relation(conv3d_relation)
+  registry.add("nn.conv3d")
+      .describe("3-D convolution of NCDHW data with OIDHW weights (grouped, strided, dilated, padded).")
+      .arg("data")
+      .arg("weight")
+      .attrs<Conv3DAttrs>()
+      .set_relation<Conv3DAttrs>(conv3d_relation)
       .set_pattern(OpPattern::kOutEWiseFusable);
 
-  add_conv3d_attrs(registry.add("nn.conv3d_transpose")
-                       .describe("3-D transposed convolution of NCDHW data with IODHW weights "
-                                 "(in_channels, out_channels / groups, kd, kh, kw).")
-                       .arg("data")
-                       .arg("weight"),
-                   "IODHW")
-      .attr("output_padding", AttrKind::kInts, std::vector<int64_t>{0, 0, 0})
-      .set_relation(conv3d_transpose_relation)
+  registry.add("nn.conv3d_transpose")
+      .describe(
+          "3-D transposed convolution of NCDHW data with IODHW weights "
+          "(in_channels, out_channels / groups, kd, kh, kw).")
+      .arg("data")
+      .arg("weight")
+      .attrs<Conv3DTransposeAttrs>()
+      .set_relation<Conv3DTransposeAttrs>(conv3d_transpose_relation)
       .set_pattern(OpPattern::kOutEWiseFusable);
 }
 

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "kiln/attrs/nn.h"
 #include "kiln/op/strategy.h"
 #include "kiln/te/tensor.h"
 
@@ -23,10 +24,10 @@ std::string conv_operand_name(const std::string& base, const std::string& which)
 
 // The convolution of `call` (nn.conv2d attributes, types and output type) with `data` (NCHW)
 // and `weight` (OIHW) of dtype types.dtype as operands.
-te::Tensor conv2d_operands_compute(const ComputeInput& call, const te::Tensor& data, const te::Tensor& weight,
-                                   const ConvOperandTypes& types);
+te::Tensor conv2d_operands_compute(const ComputeInput& call, const Conv2DAttrs& attrs, const te::Tensor& data,
+                                   const te::Tensor& weight, const ConvOperandTypes& types);
 // Its schedule; operand stages named by conv_operand_name are inlined into the data's copy,
 // or computed once at root when the micro-kernel reads them.
-void conv2d_operands_schedule(const ScheduleInput& in, const ConvOperandTypes& types);
+void conv2d_operands_schedule(const ScheduleInput& in, const Conv2DAttrs& attrs, const ConvOperandTypes& types);
 
 }  // namespace kiln::nn

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <unordered_set>
 
+#include "kiln/attrs/nn.h"
 #include "op/nn/nn_compute.h"
 #include "op/nn/window_attrs.h"
 
@@ -26,65 +27,42 @@ Shape with_spatial(const Shape& data, const Layout2D& layout, int64_t h, int64_t
   return out;
 }
 
-Type pool2d_relation(const std::vector<Type>& args, const Attrs& attrs) {
-  Layout2D layout = layout_attr(attrs, "layout", {"NCHW", "NHWC"});
-  choice_attr(attrs, "out_layout", {"", attrs.get_string("layout")});
-  const TensorTypeNode& data = arg_tensor_of_rank(args, 0, "data", 4, attrs.get_string("layout"));
+Type pool2d_relation(const std::vector<Type>& args, const Pool2DAttrs& attrs) {
+  Layout2D layout = layout_2d(attrs.layout);
+  const TensorTypeNode& data = arg_tensor_of_rank(args, 0, "data", 4, attrs.layout);
   check_numeric_arg(data, "data");
-  Pair2D pool = pair_attr(attrs, "pool_size", 1);
-  Pair2D strides = pair_attr(attrs, "strides", 1);
-  Pair2D dilation = pair_attr(attrs, "dilation", 1);
-  Padding2D pad = padding_attr(attrs);
-  bool ceil_mode = attrs.get_bool("ceil_mode");
+  Pair2D pool = attrs.pool();
+  Window2D win = attrs.window();
   const Shape& x = data.shape;
-  int64_t h = window_extent("height", x, x[layout.h], pool.h, strides.h, dilation.h, pad.top, pad.bottom, ceil_mode);
-  int64_t w = window_extent("width", x, x[layout.w], pool.w, strides.w, dilation.w, pad.left, pad.right, ceil_mode);
+  int64_t h = window_extent("height", x, x[layout.h], pool.h, win.strides.h, win.dilation.h, win.padding.top,
+                            win.padding.bottom, attrs.ceil_mode);
+  int64_t w = window_extent("width", x, x[layout.w], pool.w, win.strides.w, win.dilation.w, win.padding.left,
+                            win.padding.right, attrs.ceil_mode);
   return tensor_type(with_spatial(x, layout, h, w), data.dtype);
 }
 
-Type global_pool2d_relation(const std::vector<Type>& args, const Attrs& attrs) {
-  Layout2D layout = layout_attr(attrs, "layout", {"NCHW", "NHWC"});
-  choice_attr(attrs, "out_layout", {"", attrs.get_string("layout")});
-  const TensorTypeNode& data = arg_tensor_of_rank(args, 0, "data", 4, attrs.get_string("layout"));
+Type global_pool2d_relation(const std::vector<Type>& args, const GlobalPool2DAttrs& attrs) {
+  const TensorTypeNode& data = arg_tensor_of_rank(args, 0, "data", 4, attrs.layout);
   check_numeric_arg(data, "data");
-  return tensor_type(with_spatial(data.shape, layout, 1, 1), data.dtype);
+  return tensor_type(with_spatial(data.shape, layout_2d(attrs.layout), 1, 1), data.dtype);
 }
 
-Type pool3d_relation(const std::vector<Type>& args, const Attrs& attrs) {
+Type pool3d_relation(const std::vector<Type>& args, const Pool3DAttrs& attrs) {
   const size_t rank = 3;
-  choice_attr(attrs, "layout", {"NCDHW"});
-  choice_attr(attrs, "out_layout", {"", "NCDHW"});
   const TensorTypeNode& data = arg_tensor_of_rank(args, 0, "data", 5, "NCDHW");
   check_numeric_arg(data, "data");
-  std::vector<int64_t> pool = spatial_attr(attrs, "pool_size", rank, 1);
-  std::vector<int64_t> strides = spatial_attr(attrs, "strides", rank, 1);
-  std::vector<int64_t> dilation = spatial_attr(attrs, "dilation", rank, 1);
-  std::vector<int64_t> pad = padding_nd_attr(attrs, rank);
-  bool ceil_mode = attrs.get_bool("ceil_mode");
+  std::vector<int64_t> pool = spatial_values(attrs.pool_size, rank);
+  WindowGeometry g = attrs.window();
   const char* axis_names[] = {"depth", "height", "width"};
   Shape out{data.shape[0], data.shape[1]};
   for (size_t i = 0; i < rank; ++i)
-    out.push_back(window_extent(axis_names[i], data.shape, data.shape[i + 2], pool[i], strides[i], dilation[i], pad[i],
-                                pad[i + rank], ceil_mode));
+    out.push_back(window_extent(axis_names[i], data.shape, data.shape[i + 2], pool[i], g.strides[i], g.dilation[i],
+                                g.pad_before[i], g.pad_after[i], attrs.ceil_mode));
   return tensor_type(out, data.dtype);
 }
 
-OpDef& add_pool3d_attrs(OpDef& def) {
-  return def.arg("data")
-      .attr("pool_size", AttrKind::kInts, std::vector<int64_t>{1, 1, 1})
-      .attr("strides", AttrKind::kInts, std::vector<int64_t>{1, 1, 1})
-      .attr("dilation", AttrKind::kInts, std::vector<int64_t>{1, 1, 1})
-      .attr("padding", AttrKind::kInts, std::vector<int64_t>{0, 0, 0})
-      .attr("layout", AttrKind::kString, "NCDHW")
-      .attr("out_layout", AttrKind::kString, "")
-      .attr("ceil_mode", AttrKind::kBool, false)
-      .set_relation(pool3d_relation)
-      .set_pattern(OpPattern::kOutEWiseFusable);
-}
-
 // (pooled, int64 indices of the maxima in the flattened input).
-Type max_pool2d_with_argmax_relation(const std::vector<Type>& args, const Attrs& attrs) {
-  choice_attr(attrs, "layout", {"NCHW"});
+Type max_pool2d_with_argmax_relation(const std::vector<Type>& args, const MaxPool2DWithArgmaxAttrs& attrs) {
   Type pooled = pool2d_relation(args, attrs);
   return tuple_type({pooled, tensor_type(as_tensor(pooled)->shape, DType::kInt64)});
 }
@@ -116,24 +94,14 @@ Type max_unpool_relation(const std::vector<Type>& args, const Attrs& attrs) {
   return tensor_type(output_shape, data.dtype);
 }
 
-OpDef& add_pool_attrs(OpDef& def) {
-  return def.arg("data")
-      .attr("pool_size", AttrKind::kInts, std::vector<int64_t>{1, 1})
-      .attr("strides", AttrKind::kInts, std::vector<int64_t>{1, 1})
-      .attr("dilation", AttrKind::kInts, std::vector<int64_t>{1, 1})
-      .attr("padding", AttrKind::kInts, std::vector<int64_t>{0, 0})
-      .attr("layout", AttrKind::kString, "NCHW")
-      .attr("out_layout", AttrKind::kString, "")
-      .attr("ceil_mode", AttrKind::kBool, false)
-      .set_relation(pool2d_relation)
-      .set_pattern(OpPattern::kOutEWiseFusable);
-}
-
-OpDef& add_global_pool_attrs(OpDef& def) {
-  return def.arg("data")
-      .attr("layout", AttrKind::kString, "NCHW")
-      .attr("out_layout", AttrKind::kString, "")
-      .set_relation(global_pool2d_relation)
+template <class T>
+OpDef& add_pool(OpRegistry& registry, const std::string& name, const std::string& doc,
+                std::function<Type(const std::vector<Type>&, const T&)> relation) {
+  return registry.add(name)
+      .describe(doc)
+      .arg("data")
+      .template attrs<T>()
+      .template set_relation<T>(std::move(relation))
       .set_pattern(OpPattern::kOutEWiseFusable);
 }
 
@@ -153,9 +121,10 @@ struct PoolShape {
   int64_t taps() const { return pool.h * pool.w; }
 };
 
-PoolShape pool_shape(const ComputeInput& call) {
+// `window` is null for the global pools: one window over the whole plane.
+PoolShape pool_shape(const ComputeInput& call, const std::string& layout, const Pool2DAttrs* window) {
   PoolShape s{};
-  s.layout = layout_attr(call.attrs, "layout", {"NCHW", "NHWC"});
+  s.layout = layout_2d(layout);
   const te::Tensor& x = call.args.at(0);
   s.out = expect_tensor(call.out_type, "output").shape;
   s.h = x.shape()[s.layout.h];
@@ -163,12 +132,13 @@ PoolShape pool_shape(const ComputeInput& call) {
   s.oh = s.out[s.layout.h];
   s.ow = s.out[s.layout.w];
   s.dtype = x.dtype();
-  if (call.attrs.has("pool_size")) {
-    s.pool = pair_attr(call.attrs, "pool_size", 1);
-    s.strides = pair_attr(call.attrs, "strides", 1);
-    s.dilation = pair_attr(call.attrs, "dilation", 1);
-    s.pad = padding_attr(call.attrs);
-  } else {  // global: one window over the whole plane
+  if (window) {
+    const Window2D w = window->window();
+    s.pool = window->pool();
+    s.strides = w.strides;
+    s.dilation = w.dilation;
+    s.pad = w.padding;
+  } else {
     s.pool = {s.h, s.w};
     s.strides = s.dilation = {1, 1};
     s.pad = {0, 0, 0, 0};
@@ -378,8 +348,7 @@ te::IterVar schedule_rows(te::Stage& stage, int64_t work) {
 
 // Every stage the pool made (other than the group outputs) is inlined or computed at the root;
 // the outputs are rows.
-void pool_schedule(const ScheduleInput& in) {
-  PoolShape s = pool_shape(in.call);
+void pool_schedule(const ScheduleInput& in, const PoolShape& s) {
   const te::Tensor& out = in.anchor.at(0);
   const int64_t work = nn::product(s.out) * s.taps();
   std::vector<te::Tensor> stack = {out};
@@ -429,46 +398,66 @@ void pool_schedule(const ScheduleInput& in) {
   if (copy.defined() && in.schedule[copy].attach() == te::Stage::Attach::kRoot) schedule_rows(in.schedule[copy], work);
 }
 
-std::vector<te::Tensor> max_pool_compute(const ComputeInput& call) {
-  return {max_pool(pool_shape(call), call.args.at(0), call.name)};
+PoolShape pool_shape_of(const ComputeInput& call, const Pool2DAttrs& attrs) {
+  return pool_shape(call, attrs.layout, &attrs);
+}
+PoolShape pool_shape_of(const ComputeInput& call, const GlobalPool2DAttrs& attrs) {
+  return pool_shape(call, attrs.layout, nullptr);
 }
 
-std::vector<te::Tensor> avg_pool_compute(const ComputeInput& call) {
-  return {avg_pool(pool_shape(call), call.args.at(0), call.attrs.get_bool("count_include_pad"), call.name)};
+std::vector<te::Tensor> max_pool_compute(const ComputeInput& call, const Pool2DAttrs& attrs) {
+  return {max_pool(pool_shape_of(call, attrs), call.args.at(0), call.name)};
 }
 
-std::vector<te::Tensor> global_pool_compute(const ComputeInput& call, bool is_max) {
-  PoolShape s = pool_shape(call);
+std::vector<te::Tensor> avg_pool_compute(const ComputeInput& call, const AvgPool2DAttrs& attrs) {
+  return {avg_pool(pool_shape_of(call, attrs), call.args.at(0), attrs.count_include_pad, call.name)};
+}
+
+std::vector<te::Tensor> global_pool_compute(const ComputeInput& call, const GlobalPool2DAttrs& attrs, bool is_max) {
+  PoolShape s = pool_shape_of(call, attrs);
   if (s.nchw()) return {global_pool_nchw(s, call.args.at(0), is_max, call.name)};
   return {is_max ? max_pool(s, call.args.at(0), call.name) : avg_pool(s, call.args.at(0), false, call.name)};
 }
 
+template <class T>
+void set_pool_schedule(StrategyRegistry& r, const std::string& op) {
+  r.template set_schedule<T>(
+      op, [](const ScheduleInput& in, const T& attrs) { pool_schedule(in, pool_shape_of(in.call, attrs)); });
+}
+
 void register_pool_strategies() {
   StrategyRegistry& r = StrategyRegistry::global();
-  r.set_compute("nn.max_pool2d", max_pool_compute);
-  r.set_compute("nn.avg_pool2d", avg_pool_compute);
-  r.set_compute("nn.global_max_pool2d", [](const ComputeInput& call) { return global_pool_compute(call, true); });
-  r.set_compute("nn.global_avg_pool2d", [](const ComputeInput& call) { return global_pool_compute(call, false); });
-  for (const char* op : {"nn.max_pool2d", "nn.avg_pool2d", "nn.global_max_pool2d", "nn.global_avg_pool2d"})
-    r.set_schedule(op, pool_schedule);
+  r.set_compute<Pool2DAttrs>("nn.max_pool2d", max_pool_compute);
+  r.set_compute<AvgPool2DAttrs>("nn.avg_pool2d", avg_pool_compute);
+  r.set_compute<GlobalPool2DAttrs>("nn.global_max_pool2d", [](const ComputeInput& call, const GlobalPool2DAttrs& a) {
+    return global_pool_compute(call, a, true);
+  });
+  r.set_compute<GlobalPool2DAttrs>("nn.global_avg_pool2d", [](const ComputeInput& call, const GlobalPool2DAttrs& a) {
+    return global_pool_compute(call, a, false);
+  });
+  set_pool_schedule<Pool2DAttrs>(r, "nn.max_pool2d");
+  set_pool_schedule<AvgPool2DAttrs>(r, "nn.avg_pool2d");
+  set_pool_schedule<GlobalPool2DAttrs>(r, "nn.global_max_pool2d");
+  set_pool_schedule<GlobalPool2DAttrs>(r, "nn.global_avg_pool2d");
 }
 
 }  // namespace
 
 void register_nn_pool_ops(OpRegistry& registry) {
-  add_pool_attrs(registry.add("nn.max_pool2d").describe("2-D max pooling; padding never wins (it is -inf)."));
-  add_pool_attrs(registry.add("nn.avg_pool2d")
-                     .describe("2-D average pooling; count_include_pad counts padding positions in the divisor."))
-      .attr("count_include_pad", AttrKind::kBool, false);
-  add_pool3d_attrs(registry.add("nn.max_pool3d").describe("3-D max pooling of NCDHW data; padding never wins."));
-  add_pool3d_attrs(registry.add("nn.avg_pool3d")
-                       .describe("3-D average pooling of NCDHW data; count_include_pad counts padding positions."))
-      .attr("count_include_pad", AttrKind::kBool, false);
-  add_pool_attrs(registry.add("nn.max_pool2d_with_argmax")
-                     .describe("2-D max pooling of NCHW data returning (values, int64 flat input positions of the "
-                               "maxima); column_major counts positions within a plane column by column."))
-      .attr("column_major", AttrKind::kBool, false)
-      .set_relation(max_pool2d_with_argmax_relation)
+  add_pool<Pool2DAttrs>(registry, "nn.max_pool2d", "2-D max pooling; padding never wins (it is -inf).",
+                        pool2d_relation);
+  add_pool<AvgPool2DAttrs>(registry, "nn.avg_pool2d",
+                           "2-D average pooling; count_include_pad counts padding positions in the divisor.",
+                           pool2d_relation);
+  add_pool<Pool3DAttrs>(registry, "nn.max_pool3d", "3-D max pooling of NCDHW data; padding never wins.",
+                        pool3d_relation);
+  add_pool<AvgPool3DAttrs>(registry, "nn.avg_pool3d",
+                           "3-D average pooling of NCDHW data; count_include_pad counts padding positions.",
+                           pool3d_relation);
+  add_pool<MaxPool2DWithArgmaxAttrs>(registry, "nn.max_pool2d_with_argmax",
+                                     "2-D max pooling of NCHW data returning (values, int64 flat input positions of "
+                                     "the maxima); column_major counts positions within a plane column by column.",
+                                     max_pool2d_with_argmax_relation)
       .set_pattern(OpPattern::kOpaque);
   registry.add("nn.max_unpool")
       .describe(
@@ -481,8 +470,10 @@ void register_nn_pool_ops(OpRegistry& registry) {
       .attr("index_shape", AttrKind::kInts, AttrValue())
       .set_relation(max_unpool_relation)
       .set_pattern(OpPattern::kOpaque);
-  add_global_pool_attrs(registry.add("nn.global_avg_pool2d").describe("Mean over the spatial axes, kept as 1 x 1."));
-  add_global_pool_attrs(registry.add("nn.global_max_pool2d").describe("Maximum over the spatial axes, kept as 1 x 1."));
+  add_pool<GlobalPool2DAttrs>(registry, "nn.global_avg_pool2d", "Mean over the spatial axes, kept as 1 x 1.",
+                              global_pool2d_relation);
+  add_pool<GlobalPool2DAttrs>(registry, "nn.global_max_pool2d", "Maximum over the spatial axes, kept as 1 x 1.",
+                              global_pool2d_relation);
   register_pool_strategies();
 }
 

@@ -1,6 +1,7 @@
 // Ops: nn.softmax, nn.log_softmax.
 #include <limits>
 
+#include "kiln/attrs/nn.h"
 #include "kiln/op/strategy.h"
 #include "op/compute_util.h"
 #include "op/nn/window_attrs.h"
@@ -9,22 +10,22 @@ namespace kiln {
 
 namespace {
 
-Type softmax_relation(const std::vector<Type>& args, const Attrs& attrs) {
+Type softmax_relation(const std::vector<Type>& args, const SoftmaxAttrs& attrs) {
   const TensorTypeNode& data = arg_tensor(args, 0, "data");
   check_float_arg(data, "data");
   if (data.ndim() == 0)
     throw std::move(Error("argument 'data' must have at least 1 dimension").expected("(..., n)", "()"));
-  normalize_axis(attrs.get_int("axis"), data.ndim(), cat("attribute 'axis' of 'data' ", shape_str(data.shape)));
+  normalize_axis(attrs.axis, data.ndim(), cat("attribute 'axis' of 'data' ", shape_str(data.shape)));
   return args[0];
 }
 
 // As the reference kernel: the row maximum (0 for a row of -inf, so that exp gives 0, not
 // NaN) is subtracted before exp; softmax multiplies by 1/sum, log_softmax subtracts
 // max + log(sum).
-ComputeFn softmax_compute(bool is_log) {
-  return [is_log](const ComputeInput& call) {
+std::function<std::vector<te::Tensor>(const ComputeInput&, const SoftmaxAttrs&)> softmax_compute(bool is_log) {
+  return [is_log](const ComputeInput& call, const SoftmaxAttrs& attrs) {
     const te::Tensor x = call.args[0];
-    const size_t axis = static_cast<size_t>(normalize_axis(call.attrs.get_int("axis"), x.ndim()));
+    const size_t axis = static_cast<size_t>(normalize_axis(attrs.axis, x.ndim()));
     std::vector<int64_t> row_shape = x.shape();
     row_shape[axis] = 1;
     const DType dtype = x.dtype();
@@ -51,19 +52,19 @@ ComputeFn softmax_compute(bool is_log) {
 }  // namespace
 
 void register_nn_softmax_ops(OpRegistry& registry) {
-  StrategyRegistry::global().set_compute("nn.softmax", softmax_compute(false));
-  StrategyRegistry::global().set_compute("nn.log_softmax", softmax_compute(true));
+  StrategyRegistry::global().set_compute<SoftmaxAttrs>("nn.softmax", softmax_compute(false));
+  StrategyRegistry::global().set_compute<SoftmaxAttrs>("nn.log_softmax", softmax_compute(true));
   registry.add("nn.softmax")
       .describe("exp(x - max) / sum(exp(x - max)) along 'axis'.")
       .arg("data")
-      .attr("axis", AttrKind::kInt, -1)
-      .set_relation(softmax_relation)
+      .attrs<SoftmaxAttrs>()
+      .set_relation<SoftmaxAttrs>(softmax_relation)
       .set_pattern(OpPattern::kOpaque);
   registry.add("nn.log_softmax")
       .describe("x - max - log(sum(exp(x - max))) along 'axis'.")
       .arg("data")
-      .attr("axis", AttrKind::kInt, -1)
-      .set_relation(softmax_relation)
+      .attrs<SoftmaxAttrs>()
+      .set_relation<SoftmaxAttrs>(softmax_relation)
       .set_pattern(OpPattern::kOpaque);
 }
 

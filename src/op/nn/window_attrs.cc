@@ -4,86 +4,35 @@ namespace kiln {
 
 Pair2D pair_attr(const Attrs& attrs, const std::string& name, int64_t minimum) {
   std::vector<int64_t> v = attrs.get_ints(name);
-  if (v.size() != 1 && v.size() != 2)
-    throw std::move(Error(cat("attribute '", name, "' must have 1 or 2 values"))
-                        .expected("[v] or [v_h, v_w]", attrs.get(name).to_string()));
-  for (int64_t x : v)
-    if (x < minimum)
-      throw std::move(Error(cat("attribute '", name, "' must hold values of at least ", minimum))
-                          .expected(cat("values >= ", minimum), attrs.get(name).to_string()));
-  return v.size() == 1 ? Pair2D{v[0], v[0]} : Pair2D{v[0], v[1]};
+  check_spatial(name, v, 2, minimum);
+  return pair_2d(v);
 }
 
-std::vector<int64_t> spatial_attr(const Attrs& attrs, const std::string& name, size_t rank, int64_t minimum) {
-  std::vector<int64_t> v = attrs.get_ints(name);
-  if (v.size() != 1 && v.size() != rank)
-    throw std::move(Error(cat("attribute '", name, "' must have 1 or ", rank, " values"))
-                        .expected(cat("[v] or ", rank, " values"), attrs.get(name).to_string()));
-  for (int64_t x : v)
-    if (x < minimum)
-      throw std::move(Error(cat("attribute '", name, "' must hold values of at least ", minimum))
-                          .expected(cat("values >= ", minimum), attrs.get(name).to_string()));
-  if (v.size() == 1) v.assign(rank, v[0]);
-  return v;
-}
-
-std::vector<int64_t> padding_nd_attr(const Attrs& attrs, size_t rank, const std::string& name) {
-  std::vector<int64_t> v = attrs.get_ints(name);
-  for (int64_t x : v)
-    if (x < 0)
-      throw std::move(Error(cat("attribute '", name, "' must not be negative"))
-                          .expected("values >= 0", attrs.get(name).to_string()));
-  if (v.size() == 1) return std::vector<int64_t>(2 * rank, v[0]);
-  if (v.size() == rank) {
-    std::vector<int64_t> both = v;
-    both.insert(both.end(), v.begin(), v.end());
-    return both;
-  }
-  if (v.size() == 2 * rank) return v;
-  throw std::move(Error(cat("attribute '", name, "' must have 1, ", rank, " or ", 2 * rank, " values"))
-                      .expected(cat("[p], one value per axis, or ", rank, " begins then ", rank, " ends"),
-                                attrs.get(name).to_string()));
-}
-
-Padding2D padding_attr(const Attrs& attrs, const std::string& name) {
-  std::vector<int64_t> v = attrs.get_ints(name);
-  for (int64_t x : v)
-    if (x < 0)
-      throw std::move(Error(cat("attribute '", name, "' must not be negative"))
-                          .expected("values >= 0", attrs.get(name).to_string()));
-  switch (v.size()) {
-    case 1: return {v[0], v[0], v[0], v[0]};
-    case 2: return {v[0], v[1], v[0], v[1]};
-    case 4: return {v[0], v[1], v[2], v[3]};
-    default:
-      throw std::move(Error(cat("attribute '", name, "' must have 1, 2 or 4 values"))
-                          .expected("[p], [p_h, p_w] or [top, left, bottom, right]", attrs.get(name).to_string()));
-  }
+Layout2D layout_2d(const std::string& layout) {
+  auto pos = [&](char axis) { return static_cast<int>(layout.find(axis)); };
+  return {pos('N'), pos('C'), pos('H'), pos('W')};
 }
 
 Layout2D layout_attr(const Attrs& attrs, const std::string& name, std::initializer_list<std::string_view> supported) {
-  const std::string& layout = choice_attr(attrs, name, supported);
-  auto pos = [&](char axis) { return static_cast<int>(layout.find(axis)); };
-  return {pos('N'), pos('C'), pos('H'), pos('W')};
+  return layout_2d(choice_attr(attrs, name, supported));
 }
 
 const std::string& choice_attr(const Attrs& attrs, const std::string& name,
                                std::initializer_list<std::string_view> allowed) {
   const std::string& value = attrs.get_string(name);
-  for (std::string_view a : allowed)
-    if (value == a) return value;
-  std::vector<std::string> quoted;
-  for (std::string_view a : allowed) quoted.push_back(cat('"', a, '"'));
-  throw std::move(Error(cat("unsupported value of attribute '", name, "'"))
-                      .expected("one of " + join(quoted), cat('"', value, '"')));
+  check_choice(name, value, allowed);
+  return value;
 }
 
 DType out_dtype_attr(const Attrs& attrs, DType fallback) {
-  const std::string& name = attrs.get_string("out_dtype");
-  if (name.empty()) return fallback;
+  return out_dtype_of(attrs.get_string("out_dtype"), fallback);
+}
+
+DType out_dtype_of(const std::string& out_dtype, DType fallback) {
+  if (out_dtype.empty()) return fallback;
   DType t;
-  if (!try_parse_dtype(name, &t))
-    throw std::move(Error("attribute 'out_dtype' is not a dtype").expected("a dtype such as \"float32\"", name));
+  if (!try_parse_dtype(out_dtype, &t))
+    throw std::move(Error("attribute 'out_dtype' is not a dtype").expected("a dtype such as \"float32\"", out_dtype));
   return t;
 }
 

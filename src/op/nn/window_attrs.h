@@ -8,40 +8,30 @@
 #include <string_view>
 #include <vector>
 
+#include "kiln/attrs/window.h"
 #include "op/op_util.h"
 
 namespace kiln {
-
-struct Pair2D {
-  int64_t h, w;
-};
-
-struct Padding2D {
-  int64_t top, left, bottom, right;
-};
 
 // Positions of the batch, channel, height and width axes in a 4-letter layout.
 struct Layout2D {
   int n, c, h, w;
 };
 
-// An attribute given as [v] or one value per spatial axis (`rank` of them, e.g. [vd, vh, vw]);
-// each value must be at least `minimum`.
-std::vector<int64_t> spatial_attr(const Attrs& attrs, const std::string& name, size_t rank, int64_t minimum);
-// 'padding' given as [p], one value per spatial axis, or all begins then all ends; returned as
-// 2 * rank values (begins, then ends). Negative values are errors.
-std::vector<int64_t> padding_nd_attr(const Attrs& attrs, size_t rank, const std::string& name = "padding");
+// For ops whose attributes are not declared yet (kiln/attrs/reflect.h): the checks and
+// decoders of kiln/attrs/window.h applied to a generic attribute.
 // An attribute given as [v] or [vh, vw]; each value must be at least `minimum`.
 Pair2D pair_attr(const Attrs& attrs, const std::string& name, int64_t minimum);
-// 'padding' given as [p], [ph, pw] or [top, left, bottom, right]; negative values are errors.
-Padding2D padding_attr(const Attrs& attrs, const std::string& name = "padding");
 // Parses a layout attribute into axis positions; only the layouts listed are accepted.
 Layout2D layout_attr(const Attrs& attrs, const std::string& name, std::initializer_list<std::string_view> supported);
+// Axis positions of a 4-letter layout already checked to hold N, C, H and W.
+Layout2D layout_2d(const std::string& layout);
 // Checks that a string attribute holds one of the allowed values and returns it.
 const std::string& choice_attr(const Attrs& attrs, const std::string& name,
                                std::initializer_list<std::string_view> allowed);
 // The 'out_dtype' attribute, where "" means `fallback` (the data's dtype).
 DType out_dtype_attr(const Attrs& attrs, DType fallback);
+DType out_dtype_of(const std::string& out_dtype, DType fallback);
 // The tensor type of argument i, which must have `rank` dimensions (`layout` explains them).
 const TensorTypeNode& arg_tensor_of_rank(const std::vector<Type>& args, size_t i, const std::string& arg_name,
                                          int64_t rank, const std::string& layout = "");

@@ -15,10 +15,7 @@ namespace kiln {
 
 namespace {
 
-Type qnn_conv2d_relation(const std::vector<Type>& args, const Attrs& attrs) {
-  layout_attr(attrs, "data_layout", {"NCHW"});
-  choice_attr(attrs, "kernel_layout", {"OIHW"});
-  choice_attr(attrs, "out_layout", {"", "NCHW"});
+Type qnn_conv2d_relation(const std::vector<Type>& args, const QnnConv2DAttrs& attrs) {
   const TensorTypeNode& data = arg_tensor_of_rank(args, 0, "data", 4, "NCHW");
   const TensorTypeNode& kernel = arg_tensor_of_rank(args, 1, "kernel", 4, "OIHW");
   check_quantized_arg(data, "data");
@@ -29,22 +26,21 @@ Type qnn_conv2d_relation(const std::vector<Type>& args, const Attrs& attrs) {
   check_quant_param(args, 3, "kernel_zero_point", false, w[0], "output channel");
   check_quant_param(args, 4, "input_scale", true, kNoChannels, "");
   check_quant_param(args, 5, "kernel_scale", true, w[0], "output channel");
-  Pair2D strides = pair_attr(attrs, "strides", 1), dilation = pair_attr(attrs, "dilation", 1);
-  Padding2D padding = padding_attr(attrs);
-  int64_t groups = attrs.get_int("groups");
-  if (groups < 1) throw std::move(Error("attribute 'groups' must be positive").expected(">= 1", cat(groups)));
+  const Window2D win = attrs.window();
+  const int64_t groups = attrs.groups;
   if (x[1] >= 0 && x[1] % groups != 0)
     throw std::move(Error(cat("input channels of 'data' ", shape_str(x), " are not divisible by groups=", groups))
                         .expected(cat("a multiple of ", groups), cat(x[1])));
   check_same_extent(x[1], w[1] < 0 ? kAnyDim : w[1] * groups, "input channels (kernel axis 1 times groups)", "data", x,
                     "kernel", w);
-  if (!attrs.is_none("channels") && w[0] >= 0 && attrs.get_int("channels") != w[0])
+  if (attrs.channels && w[0] >= 0 && *attrs.channels != w[0])
     throw std::move(Error(cat("attribute 'channels' disagrees with 'kernel' ", shape_str(w)))
-                        .expected(cat(w[0]), cat(attrs.get_int("channels"))));
-  int64_t out_h = window_extent("height", x, x[2], w[2], strides.h, dilation.h, padding.top, padding.bottom);
-  int64_t out_w = window_extent("width", x, x[3], w[3], strides.w, dilation.w, padding.left, padding.right);
-  DType out = quantized_dtype_attr(attrs);
-  return tensor_type({x[0], w[0], out_h, out_w}, out);
+                        .expected(cat(w[0]), cat(*attrs.channels)));
+  int64_t out_h =
+      window_extent("height", x, x[2], w[2], win.strides.h, win.dilation.h, win.padding.top, win.padding.bottom);
+  int64_t out_w =
+      window_extent("width", x, x[3], w[3], win.strides.w, win.dilation.w, win.padding.left, win.padding.right);
+  return tensor_type({x[0], w[0], out_h, out_w}, quantized_dtype_of(attrs.out_dtype, "out_dtype"));
 }
 
 const nn::ConvOperandTypes kShiftedOperands{DType::kInt16, DType::kInt32};
@@ -58,10 +54,10 @@ te::Tensor shifted(const te::Tensor& t, const te::Tensor& zero_point, const std:
   });
 }
 
-std::vector<te::Tensor> qnn_conv2d_compute(const ComputeInput& call) {
+std::vector<te::Tensor> qnn_conv2d_compute(const ComputeInput& call, const QnnConv2DAttrs& attrs) {
   te::Tensor data = shifted(call.args.at(0), call.args.at(2), nn::conv_operand_name(call.name, "data"));
   te::Tensor weight = shifted(call.args.at(1), call.args.at(3), nn::conv_operand_name(call.name, "weight"));
-  return {nn::conv2d_operands_compute(call, data, weight, kShiftedOperands)};
+  return {nn::conv2d_operands_compute(call, attrs, data, weight, kShiftedOperands)};
 }
 
 // Other accumulator dtypes saturate in the reference kernel; the int32 core wraps.
@@ -73,9 +69,11 @@ std::string qnn_conv2d_limit(const std::vector<Type>&, const Type& out_type, con
 }  // namespace
 
 void register_qnn_conv2d_ops(OpRegistry& registry) {
-  StrategyRegistry::global().set_compute("qnn.conv2d", qnn_conv2d_compute, qnn_conv2d_limit);
-  StrategyRegistry::global().set_schedule(
-      "qnn.conv2d", [](const ScheduleInput& in) { nn::conv2d_operands_schedule(in, kShiftedOperands); });
+  StrategyRegistry& strategies = StrategyRegistry::global();
+  strategies.set_compute<QnnConv2DAttrs>("qnn.conv2d", qnn_conv2d_compute, qnn_conv2d_limit);
+  strategies.set_schedule<QnnConv2DAttrs>("qnn.conv2d", [](const ScheduleInput& in, const QnnConv2DAttrs& attrs) {
+    nn::conv2d_operands_schedule(in, attrs, kShiftedOperands);
+  });
   registry.add("qnn.conv2d")
       .describe(
           "Quantized 2-D convolution (NCHW data, OIHW kernel): the int32 sum of (data - input_zero_point) * "
@@ -86,17 +84,8 @@ void register_qnn_conv2d_ops(OpRegistry& registry) {
       .arg("kernel_zero_point")
       .arg("input_scale")
       .arg("kernel_scale")
-      .attr("strides", AttrKind::kInts, std::vector<int64_t>{1, 1})
-      .attr("padding", AttrKind::kInts, std::vector<int64_t>{0, 0, 0, 0})
-      .attr("dilation", AttrKind::kInts, std::vector<int64_t>{1, 1})
-      .attr("groups", AttrKind::kInt, 1)
-      .attr("channels", AttrKind::kInt, AttrValue())
-      .attr("kernel_size", AttrKind::kInts, AttrValue())
-      .attr("data_layout", AttrKind::kString, "NCHW")
-      .attr("kernel_layout", AttrKind::kString, "OIHW")
-      .attr("out_layout", AttrKind::kString, "")
-      .attr("out_dtype", AttrKind::kString, "int32")
-      .set_relation(named_relation("qnn.conv2d", qnn_conv2d_relation))
+      .attrs<QnnConv2DAttrs>()
+      .set_relation<QnnConv2DAttrs>(qnn_conv2d_relation)
       .set_pattern(OpPattern::kOutEWiseFusable);
 }
 

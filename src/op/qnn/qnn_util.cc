@@ -24,7 +24,10 @@ const TensorTypeNode& check_quant_param(const std::vector<Type>& args, size_t i,
 }
 
 DType quantized_dtype_attr(const Attrs& attrs, const std::string& attr_name) {
-  const std::string& name = attrs.get_string(attr_name);
+  return quantized_dtype_of(attrs.get_string(attr_name), attr_name);
+}
+
+DType quantized_dtype_of(const std::string& name, const std::string& attr_name) {
   DType t;
   if (!try_parse_dtype(name, &t) ||
       (t != DType::kInt8 && t != DType::kUInt8 && t != DType::kInt16 && t != DType::kUInt16 && t != DType::kInt32))

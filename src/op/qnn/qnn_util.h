@@ -21,6 +21,8 @@ const TensorTypeNode& check_quant_param(const std::vector<Type>& args, size_t i,
 // The 'out_dtype' attribute, which must name one of the integer types a quantized value may
 // have (int8, uint8, int16, uint16, int32).
 DType quantized_dtype_attr(const Attrs& attrs, const std::string& attr_name = "out_dtype");
+// The same for a value already read (a declared attribute).
+DType quantized_dtype_of(const std::string& value, const std::string& attr_name);
 
 // Throws unless the argument holds 8-bit quantized values (int8 or uint8).
 void check_quantized_arg(const TensorTypeNode& t, const std::string& arg_name);

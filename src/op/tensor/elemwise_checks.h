@@ -63,14 +63,16 @@ inline Shape broadcast_args(const std::string& first_name, const Shape& first, c
 
 // The axis attribute `attr_name` mapped into [0, rank of data); the error names the
 // attribute, its value and the data shape.
-inline int64_t axis_attr(const Attrs& attrs, const std::string& attr_name, const Shape& data_shape) {
-  const int64_t axis = attrs.get_int(attr_name);
+inline int64_t checked_axis(int64_t axis, const std::string& attr_name, const Shape& data_shape) {
   const int64_t ndim = static_cast<int64_t>(data_shape.size());
   if (axis < -ndim || axis >= ndim)
     throw std::move(
         Error(cat("attribute '", attr_name, "' = ", axis, " is out of range for data of shape ", shape_str(data_shape)))
             .expected(cat("an axis in [", -ndim, ", ", ndim, ")"), cat(axis)));
   return axis < 0 ? axis + ndim : axis;
+}
+inline int64_t axis_attr(const Attrs& attrs, const std::string& attr_name, const Shape& data_shape) {
+  return checked_axis(attrs.get_int(attr_name), attr_name, data_shape);
 }
 
 // Wraps a relation so that every error it throws names the op.

@@ -3,6 +3,7 @@
 #include <string>
 #include <type_traits>
 
+#include "kiln/attrs/nn.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/tensor/element.h"
 
@@ -34,8 +35,8 @@ void relu_kernel(const Attrs&, std::span<const NDArray> in, std::span<NDArray> o
   });
 }
 
-void leaky_relu_kernel(const Attrs& attrs, std::span<const NDArray> in, std::span<NDArray> out) {
-  const double alpha = attrs.get_double("alpha");
+void leaky_relu_kernel(const LeakyReluAttrs& attrs, std::span<const NDArray> in, std::span<NDArray> out) {
+  const double alpha = attrs.alpha;
   dispatch_dtype(in[0].dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (kernels::kIsFloatStorage<T>) {
@@ -48,10 +49,10 @@ void leaky_relu_kernel(const Attrs& attrs, std::span<const NDArray> in, std::spa
   });
 }
 
-void prelu_kernel(const Attrs& attrs, std::span<const NDArray> in, std::span<NDArray> out) {
+void prelu_kernel(const PReluAttrs& attrs, std::span<const NDArray> in, std::span<NDArray> out) {
   const NDArray& data = in[0];
   const NDArray& alpha = in[1];
-  const int64_t axis = wrap_axis(attrs.get_int("axis"), data.ndim());
+  const int64_t axis = wrap_axis(attrs.axis, data.ndim());
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < axis; ++d) outer *= data.shape()[d];
   for (int64_t d = axis + 1; d < data.ndim(); ++d) inner *= data.shape()[d];
@@ -94,8 +95,8 @@ void dropout_kernel(const Attrs&, std::span<const NDArray> in, std::span<NDArray
 
 void register_nn_activation_kernels(KernelRegistry& registry) {
   registry.add("nn.relu", relu_kernel);
-  registry.add("nn.leaky_relu", leaky_relu_kernel);
-  registry.add("nn.prelu", prelu_kernel);
+  registry.add<LeakyReluAttrs>("nn.leaky_relu", leaky_relu_kernel);
+  registry.add<PReluAttrs>("nn.prelu", prelu_kernel);
   registry.add("nn.dropout", dropout_kernel);
 }
 

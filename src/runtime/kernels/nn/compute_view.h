@@ -122,26 +122,6 @@ inline IndexRange inside_range(int64_t count, int64_t stride, int64_t offset, in
   return {std::min(begin, end), end};
 }
 
-// Attributes validated by the op's type relation, re-read by kernels (which cannot see the op layer).
-struct KernelPair {
-  int64_t h, w;
-};
-inline KernelPair kernel_pair(const Attrs& attrs, const std::string& name) {
-  std::vector<int64_t> v = attrs.get_ints(name);
-  check(!v.empty(), "attribute '", name, "' is empty");
-  return {v[0], v.size() > 1 ? v[1] : v[0]};
-}
-struct KernelPadding {
-  int64_t top, left, bottom, right;
-};
-inline KernelPadding kernel_padding(const Attrs& attrs) {
-  std::vector<int64_t> v = attrs.get_ints("padding");
-  check(v.size() == 1 || v.size() == 2 || v.size() == 4, "attribute 'padding' must have 1, 2 or 4 values");
-  if (v.size() == 1) return {v[0], v[0], v[0], v[0]};
-  if (v.size() == 2) return {v[0], v[1], v[0], v[1]};
-  return {v[0], v[1], v[2], v[3]};
-}
-
 // Per-axis values (extents or element strides) of the N, C, H and W axes of a 4-D tensor.
 struct Axes4D {
   int64_t n, c, h, w;

@@ -2,6 +2,7 @@
 // Direct convolutions over NCHW planes. The innermost loop runs along an output (or, for
 // the transpose, input) row, over the part of the row that the kernel tap keeps inside
 // the tensor, so there are no bounds tests per element.
+#include "kiln/attrs/nn.h"
 #include "runtime/kernels/nn/compute_view.h"
 #include "runtime/kernels/nn/window_nd.h"
 
@@ -14,25 +15,15 @@ struct ConvGeometry {
   int64_t out_channels, out_h, out_w;
   int64_t kernel_h, kernel_w;
   int64_t groups;
-  KernelPair strides, dilation;
-  KernelPadding padding;
+  Pair2D strides, dilation;
+  Padding2D padding;
 };
 
-ConvGeometry conv_geometry(const Attrs& attrs, const Shape& data, const Shape& weight, const Shape& out) {
+ConvGeometry conv_geometry(const Conv2DAttrs& attrs, const Shape& data, const Shape& weight, const Shape& out) {
   check(data.size() == 4 && weight.size() == 4 && out.size() == 4, "convolution expects 4-D tensors");
-  return {data[0],
-          data[1],
-          data[2],
-          data[3],
-          out[1],
-          out[2],
-          out[3],
-          weight[2],
-          weight[3],
-          attrs.get_int("groups"),
-          kernel_pair(attrs, "strides"),
-          kernel_pair(attrs, "dilation"),
-          kernel_padding(attrs)};
+  const Window2D window = attrs.window();
+  return {data[0],   data[1],   data[2],      data[3],        out[1],          out[2],        out[3],
+          weight[2], weight[3], attrs.groups, window.strides, window.dilation, window.padding};
 }
 
 // y[oc, oh, ow] += w * x[ic, oh * stride_h + kh * dilation_h - pad_top, ...] over taps and input channels.
@@ -120,8 +111,8 @@ void conv2d_transpose(const C* x, const C* w, C* y, const ConvGeometry& g) {
   }
 }
 
-template <bool kTranspose>
-void conv_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+template <bool kTranspose, class A>
+void conv_kernel(const A& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
   const NDArray& data = inputs[0];
   const NDArray& weight = inputs[1];
   ConvGeometry g = conv_geometry(attrs, data.shape(), weight.shape(), outputs[0].shape());
@@ -144,10 +135,11 @@ struct ConvNd {
   WindowNd window;  // for the transpose, `in` and `out` are those of the forward convolution
 };
 
-ConvNd conv_nd(const Attrs& attrs, const Shape& data, const Shape& weight, const Shape& out, bool transpose) {
+ConvNd conv_nd(const Conv3DAttrs& attrs, const Shape& data, const Shape& weight, const Shape& out, bool transpose) {
   std::vector<int64_t> kernel(weight.begin() + 2, weight.end());
-  return {data[0], data[1], out[1], attrs.get_int("groups"),
-          transpose ? window_nd(attrs, out, data, kernel) : window_nd(attrs, data, out, kernel)};
+  const WindowGeometry g = attrs.window();
+  return {data[0], data[1], out[1], attrs.groups,
+          transpose ? window_nd(g, out, data, kernel) : window_nd(g, data, out, kernel)};
 }
 
 // Calls fn(out_flat, tap_flat, in_flat) for every output position and tap whose input position is inside.
@@ -204,8 +196,8 @@ void conv_nd_transpose(const C* x, const C* w, C* y, const ConvNd& g) {
   });
 }
 
-template <bool kTranspose>
-void conv_nd_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+template <bool kTranspose, class A>
+void conv_nd_kernel(const A& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
   const NDArray& data = inputs[0];
   const NDArray& weight = inputs[1];
   ConvNd g = conv_nd(attrs, data.shape(), weight.shape(), outputs[0].shape(), kTranspose);
@@ -224,10 +216,10 @@ void conv_nd_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::sp
 }  // namespace
 
 void register_nn_conv_kernels(KernelRegistry& registry) {
-  registry.add("nn.conv2d", conv_kernel<false>);
-  registry.add("nn.conv2d_transpose", conv_kernel<true>);
-  registry.add("nn.conv3d", conv_nd_kernel<false>);
-  registry.add("nn.conv3d_transpose", conv_nd_kernel<true>);
+  registry.add<Conv2DAttrs>("nn.conv2d", conv_kernel<false, Conv2DAttrs>);
+  registry.add<Conv2DTransposeAttrs>("nn.conv2d_transpose", conv_kernel<true, Conv2DTransposeAttrs>);
+  registry.add<Conv3DAttrs>("nn.conv3d", conv_nd_kernel<false, Conv3DAttrs>);
+  registry.add<Conv3DTransposeAttrs>("nn.conv3d_transpose", conv_nd_kernel<true, Conv3DTransposeAttrs>);
 }
 
 }  // namespace kiln

@@ -2,6 +2,7 @@
 // nn.max_pool3d, nn.avg_pool3d, nn.max_pool2d_with_argmax, nn.max_unpool.
 // Window taps that fall in the padding are skipped (max pooling pads with -inf); the
 // global pools are pools whose window is the whole plane.
+#include "kiln/attrs/nn.h"
 #include "kiln/support/strings.h"
 #include "runtime/kernels/nn/compute_view.h"
 #include "runtime/kernels/nn/window_nd.h"
@@ -12,20 +13,25 @@ namespace {
 
 struct PoolGeometry {
   Axes4D in_extent, in_stride, out_extent, out_stride;
-  KernelPair pool, strides, dilation;
-  KernelPadding padding;
+  Pair2D pool, strides, dilation;
+  Padding2D padding;
 };
 
-PoolGeometry pool_geometry(const Attrs& attrs, const Shape& in, const Shape& out) {
-  const std::string& layout = attrs.get_string("layout");
-  return {layout_extents(in, layout),      layout_strides(in, layout),
-          layout_extents(out, layout),     layout_strides(out, layout),
-          kernel_pair(attrs, "pool_size"), kernel_pair(attrs, "strides"),
-          kernel_pair(attrs, "dilation"),  kernel_padding(attrs)};
+PoolGeometry pool_geometry(const Pool2DAttrs& attrs, const Shape& in, const Shape& out) {
+  const std::string& layout = attrs.layout;
+  const Window2D window = attrs.window();
+  return {layout_extents(in, layout),
+          layout_strides(in, layout),
+          layout_extents(out, layout),
+          layout_strides(out, layout),
+          attrs.pool(),
+          window.strides,
+          window.dilation,
+          window.padding};
 }
 
-PoolGeometry global_pool_geometry(const Attrs& attrs, const Shape& in, const Shape& out) {
-  const std::string& layout = attrs.get_string("layout");
+PoolGeometry global_pool_geometry(const GlobalPool2DAttrs& attrs, const Shape& in, const Shape& out) {
+  const std::string& layout = attrs.layout;
   Axes4D in_extent = layout_extents(in, layout);
   return {in_extent,
           layout_strides(in, layout),
@@ -144,20 +150,22 @@ void run_avg_pool(const NDArray& data, NDArray& out, const PoolGeometry& g, bool
   });
 }
 
-void max_pool2d_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+void max_pool2d_kernel(const Pool2DAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
   run_max_pool(inputs[0], outputs[0], pool_geometry(attrs, inputs[0].shape(), outputs[0].shape()));
 }
 
-void avg_pool2d_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+void avg_pool2d_kernel(const AvgPool2DAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
   run_avg_pool(inputs[0], outputs[0], pool_geometry(attrs, inputs[0].shape(), outputs[0].shape()),
-               attrs.get_bool("count_include_pad"));
+               attrs.count_include_pad);
 }
 
-void global_max_pool2d_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+void global_max_pool2d_kernel(const GlobalPool2DAttrs& attrs, std::span<const NDArray> inputs,
+                              std::span<NDArray> outputs) {
   run_max_pool(inputs[0], outputs[0], global_pool_geometry(attrs, inputs[0].shape(), outputs[0].shape()));
 }
 
-void global_avg_pool2d_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+void global_avg_pool2d_kernel(const GlobalPool2DAttrs& attrs, std::span<const NDArray> inputs,
+                              std::span<NDArray> outputs) {
   run_avg_pool(inputs[0], outputs[0], global_pool_geometry(attrs, inputs[0].shape(), outputs[0].shape()), false);
 }
 
@@ -190,8 +198,12 @@ void for_each_window_nd(const WindowNd& w, int64_t planes, Fn&& reduce) {
   });
 }
 
-WindowNd pool_window_nd(const Attrs& attrs, const Shape& in, const Shape& out) {
-  return window_nd(attrs, in, out, spatial_values(attrs, "pool_size", in.size() - 2));
+// A's pool_size, strides, dilation and padding over the spatial axes of (N, C, spatial...) tensors.
+template <class A>
+WindowNd pool_window_nd(const A& attrs, const Shape& in, const Shape& out) {
+  const size_t rank = in.size() - 2;
+  return window_nd(window_geometry(attrs.strides, attrs.dilation, attrs.padding, rank), in, out,
+                   spatial_values(attrs.pool_size, rank));
 }
 
 int64_t planes_of(const Shape& s) { return s[0] * s[1]; }
@@ -241,7 +253,7 @@ void dispatch_max_pool(const NDArray& data, NDArray& out, Fn&& fn) {
   });
 }
 
-void max_pool_nd_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+void max_pool_nd_kernel(const Pool3DAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
   const NDArray& data = inputs[0];
   WindowNd w = pool_window_nd(attrs, data.shape(), outputs[0].shape());
   const int64_t in_plane = num_elements(w.in);
@@ -256,11 +268,11 @@ void max_pool_nd_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std
   });
 }
 
-void avg_pool_nd_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+void avg_pool_nd_kernel(const AvgPool3DAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
   const NDArray& data = inputs[0];
   WindowNd w = pool_window_nd(attrs, data.shape(), outputs[0].shape());
   const int64_t in_plane = num_elements(w.in);
-  const bool count_include_pad = attrs.get_bool("count_include_pad");
+  const bool count_include_pad = attrs.count_include_pad;
   dispatch_compute(data.dtype(), [&](auto tag) {
     using C = decltype(tag);
     ConstView<C> x(data);
@@ -288,11 +300,12 @@ int64_t argmax_position(int64_t plane, int64_t in_flat, const Shape& spatial, bo
   return plane * plane_size + flat;
 }
 
-void max_pool_with_argmax_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+void max_pool_with_argmax_kernel(const MaxPool2DWithArgmaxAttrs& attrs, std::span<const NDArray> inputs,
+                                 std::span<NDArray> outputs) {
   const NDArray& data = inputs[0];
   WindowNd w = pool_window_nd(attrs, data.shape(), outputs[0].shape());
   const int64_t in_plane = num_elements(w.in);
-  const bool column_major = attrs.get_bool("column_major");
+  const bool column_major = attrs.column_major;
   int64_t* indices = outputs[1].data<int64_t>();
   dispatch_max_pool(data, outputs[0], [&](const auto* x, auto* y) {
     using T = std::remove_cv_t<std::remove_pointer_t<decltype(y)>>;
@@ -333,13 +346,13 @@ void max_unpool_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std:
 }  // namespace
 
 void register_nn_pool_kernels(KernelRegistry& registry) {
-  registry.add("nn.max_pool2d", max_pool2d_kernel);
-  registry.add("nn.avg_pool2d", avg_pool2d_kernel);
-  registry.add("nn.global_max_pool2d", global_max_pool2d_kernel);
-  registry.add("nn.global_avg_pool2d", global_avg_pool2d_kernel);
-  registry.add("nn.max_pool3d", max_pool_nd_kernel);
-  registry.add("nn.avg_pool3d", avg_pool_nd_kernel);
-  registry.add("nn.max_pool2d_with_argmax", max_pool_with_argmax_kernel);
+  registry.add<Pool2DAttrs>("nn.max_pool2d", max_pool2d_kernel);
+  registry.add<AvgPool2DAttrs>("nn.avg_pool2d", avg_pool2d_kernel);
+  registry.add<GlobalPool2DAttrs>("nn.global_max_pool2d", global_max_pool2d_kernel);
+  registry.add<GlobalPool2DAttrs>("nn.global_avg_pool2d", global_avg_pool2d_kernel);
+  registry.add<Pool3DAttrs>("nn.max_pool3d", max_pool_nd_kernel);
+  registry.add<AvgPool3DAttrs>("nn.avg_pool3d", avg_pool_nd_kernel);
+  registry.add<MaxPool2DWithArgmaxAttrs>("nn.max_pool2d_with_argmax", max_pool_with_argmax_kernel);
   registry.add("nn.max_unpool", max_unpool_kernel);
 }
 

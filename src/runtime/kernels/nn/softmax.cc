@@ -2,6 +2,7 @@
 // The data is seen as (outer, axis, inner); for every outer index the maximum and the sum of
 // exponentials are kept per inner position, so the loops run along the contiguous inner axis.
 // Subtracting the maximum keeps exp() from overflowing.
+#include "kiln/attrs/nn.h"
 #include "runtime/kernels/nn/compute_view.h"
 
 namespace kiln {
@@ -40,10 +41,10 @@ void softmax(const C* x, C* y, int64_t outer, int64_t extent, int64_t inner) {
 }
 
 template <bool kLog>
-void softmax_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+void softmax_kernel(const SoftmaxAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
   const Shape& shape = inputs[0].shape();
   const int64_t ndim = static_cast<int64_t>(shape.size());
-  const int64_t axis = wrap_axis(attrs.get_int("axis"), ndim);
+  const int64_t axis = wrap_axis(attrs.axis, ndim);
   check(axis >= 0 && axis < ndim, "softmax axis out of range");
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < axis; ++d) outer *= shape[d];
@@ -60,8 +61,8 @@ void softmax_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::sp
 }  // namespace
 
 void register_nn_softmax_kernels(KernelRegistry& registry) {
-  registry.add("nn.softmax", softmax_kernel<false>);
-  registry.add("nn.log_softmax", softmax_kernel<true>);
+  registry.add<SoftmaxAttrs>("nn.softmax", softmax_kernel<false>);
+  registry.add<SoftmaxAttrs>("nn.log_softmax", softmax_kernel<true>);
 }
 
 }  // namespace kiln

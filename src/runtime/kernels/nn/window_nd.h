@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/attrs/window.h"
 #include "runtime/kernels/nn/compute_view.h"
 
 namespace kiln {
@@ -16,37 +17,19 @@ struct WindowNd {
   size_t rank() const { return in.size(); }
 };
 
-// An attribute given as [v] or one value per spatial axis (validated by the op's relation).
-inline std::vector<int64_t> spatial_values(const Attrs& attrs, const std::string& name, size_t rank) {
-  std::vector<int64_t> v = attrs.get_ints(name);
-  check(v.size() == 1 || v.size() == rank, "attribute '", name, "' must have 1 or ", rank, " values");
-  if (v.size() == 1) v.assign(rank, v[0]);
-  return v;
-}
-
-// 'padding' as [p], one value per axis, or begins then ends.
-inline void spatial_padding(const Attrs& attrs, size_t rank, std::vector<int64_t>* before,
-                            std::vector<int64_t>* after) {
-  std::vector<int64_t> v = attrs.get_ints("padding");
-  check(v.size() == 1 || v.size() == rank || v.size() == 2 * rank, "attribute 'padding' must have 1, ", rank, " or ",
-        2 * rank, " values");
-  if (v.size() == 1) v.assign(rank, v[0]);
-  before->assign(v.begin(), v.begin() + static_cast<int64_t>(rank));
-  after->assign(v.end() - static_cast<int64_t>(rank), v.end());
-}
-
-// The window of (N, C, spatial...) tensors `in` -> `out`, with `kernel` taps, from the
-// attributes 'strides', 'dilation' and 'padding'.
-inline WindowNd window_nd(const Attrs& attrs, const Shape& in, const Shape& out, std::vector<int64_t> kernel) {
+// The window of (N, C, spatial...) tensors `in` -> `out`, with `kernel` taps and the strides,
+// dilation and padding `g` decoded from the op's declared attributes.
+inline WindowNd window_nd(const WindowGeometry& g, const Shape& in, const Shape& out, std::vector<int64_t> kernel) {
   check(in.size() >= 3 && in.size() == out.size(), "windowed ops expect (N, C, spatial...) tensors");
   WindowNd w;
   w.in.assign(in.begin() + 2, in.end());
   w.out.assign(out.begin() + 2, out.end());
-  check(kernel.size() == w.rank(), "window needs one kernel extent per spatial axis");
+  check(kernel.size() == w.rank() && g.strides.size() == w.rank(), "window needs one value per spatial axis");
   w.kernel = std::move(kernel);
-  w.strides = spatial_values(attrs, "strides", w.rank());
-  w.dilation = spatial_values(attrs, "dilation", w.rank());
-  spatial_padding(attrs, w.rank(), &w.pad_before, &w.pad_after);
+  w.strides = g.strides;
+  w.dilation = g.dilation;
+  w.pad_before = g.pad_before;
+  w.pad_after = g.pad_after;
   return w;
 }
 

@@ -4,6 +4,7 @@
 // output dtypes saturate.
 #include <algorithm>
 
+#include "kiln/attrs/nn.h"
 #include "runtime/kernels/qnn/quant_util.h"
 
 namespace kiln {
@@ -17,17 +18,25 @@ struct ConvGeometry {
   int64_t stride_h, stride_w, dilation_h, dilation_w, pad_top, pad_left;
 };
 
-std::vector<int64_t> pairs(const Attrs& attrs, const std::string& name) {
-  std::vector<int64_t> v = attrs.get_ints(name);
-  return v.size() == 1 ? std::vector<int64_t>{v[0], v[0]} : v;
-}
-
-ConvGeometry geometry(const Attrs& attrs, const Shape& x, const Shape& w, const Shape& y) {
-  std::vector<int64_t> strides = pairs(attrs, "strides"), dilation = pairs(attrs, "dilation");
-  std::vector<int64_t> padding = attrs.get_ints("padding");
-  int64_t top = padding[0], left = padding.size() == 1 ? padding[0] : padding[1];
-  return {x[0],       x[1],       x[2],        x[3],        w[0], w[1], w[2], w[3], y[2], y[3], attrs.get_int("groups"),
-          strides[0], strides[1], dilation[0], dilation[1], top,  left};
+ConvGeometry geometry(const QnnConv2DAttrs& attrs, const Shape& x, const Shape& w, const Shape& y) {
+  const Window2D win = attrs.window();
+  return {x[0],
+          x[1],
+          x[2],
+          x[3],
+          w[0],
+          w[1],
+          w[2],
+          w[3],
+          y[2],
+          y[3],
+          attrs.groups,
+          win.strides.h,
+          win.strides.w,
+          win.dilation.h,
+          win.dilation.w,
+          win.padding.top,
+          win.padding.left};
 }
 
 // The first and one-past-last output index whose input index o * stride + offset lies in
@@ -69,7 +78,7 @@ void store_plane(const std::vector<int64_t>& plane, NDArray& out, int64_t offset
     out.set(offset + static_cast<int64_t>(i), saturate(static_cast<double>(plane[i]), out.dtype()));
 }
 
-void qnn_conv2d_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+void qnn_conv2d_kernel(const QnnConv2DAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
   const NDArray &data = inputs[0], &kernel = inputs[1];
   NDArray& out = outputs[0];
   const ConvGeometry g = geometry(attrs, data.shape(), kernel.shape(), out.shape());
@@ -94,6 +103,8 @@ void qnn_conv2d_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std:
 
 }  // namespace
 
-void register_qnn_conv2d_kernels(KernelRegistry& registry) { registry.add("qnn.conv2d", qnn_conv2d_kernel); }
+void register_qnn_conv2d_kernels(KernelRegistry& registry) {
+  registry.add<QnnConv2DAttrs>("qnn.conv2d", qnn_conv2d_kernel);
+}
 
 }  // namespace kiln

@@ -1,0 +1,90 @@
+#include "kiln/attrs/nn.h"
+
+#include <algorithm>
+
+#include "kiln/runtime/attrs.h"
+#include "kiln/support/error.h"
+#include "kiln/support/strings.h"
+
+namespace kiln {
+
+namespace {
+
+void check_groups(int64_t groups) {
+  if (groups < 1) throw std::move(Error("attribute 'groups' must be positive").expected(">= 1", cat(groups)));
+}
+
+// The checks every convolution shares; `rank` spatial axes.
+template <class A>
+void validate_conv(const A& a, size_t rank, const char* data_layout, const char* kernel_layout) {
+  check_choice("data_layout", a.data_layout, {data_layout});
+  check_choice("kernel_layout", a.kernel_layout, {kernel_layout});
+  check_choice("out_layout", a.out_layout, {"", data_layout});
+  check_spatial("strides", a.strides, rank, 1);
+  check_spatial("dilation", a.dilation, rank, 1);
+  check_padding("padding", a.padding, rank);
+  check_groups(a.groups);
+  if (a.kernel_size) check_spatial("kernel_size", *a.kernel_size, rank, 1);
+}
+
+// output_padding must stay below the stride or the dilation of its axis.
+template <class A>
+void validate_output_padding(const A& a, size_t rank) {
+  check_spatial("output_padding", a.output_padding, rank, 0);
+  std::vector<int64_t> pad = spatial_values(a.output_padding, rank);
+  std::vector<int64_t> strides = spatial_values(a.strides, rank), dilation = spatial_values(a.dilation, rank);
+  for (size_t i = 0; i < rank; ++i)
+    if (pad[i] >= std::max(strides[i], dilation[i]))
+      throw std::move(Error("attribute 'output_padding' must be smaller than the stride or the dilation")
+                          .expected(cat("values below strides=", AttrValue(a.strides).to_string(),
+                                        " or dilation=", AttrValue(a.dilation).to_string()),
+                                    AttrValue(a.output_padding).to_string()));
+}
+
+template <class A>
+void validate_pool(const A& a, size_t rank) {
+  check_spatial("pool_size", a.pool_size, rank, 1);
+  check_spatial("strides", a.strides, rank, 1);
+  check_spatial("dilation", a.dilation, rank, 1);
+  check_padding("padding", a.padding, rank);
+}
+
+}  // namespace
+
+void Conv2DAttrs::validate() const { validate_conv(*this, 2, "NCHW", "OIHW"); }
+
+void Conv2DTransposeAttrs::validate() const {
+  validate_conv(*this, 2, "NCHW", "IOHW");
+  validate_output_padding(*this, 2);
+}
+
+void Conv3DAttrs::validate() const { validate_conv(*this, 3, "NCDHW", "OIDHW"); }
+
+void Conv3DTransposeAttrs::validate() const {
+  validate_conv(*this, 3, "NCDHW", "IODHW");
+  validate_output_padding(*this, 3);
+}
+
+void Pool2DAttrs::validate() const {
+  check_choice("layout", layout, {"NCHW", "NHWC"});
+  check_choice("out_layout", out_layout, {"", layout});
+  validate_pool(*this, 2);
+}
+
+void MaxPool2DWithArgmaxAttrs::validate() const {
+  check_choice("layout", layout, {"NCHW"});
+  Pool2DAttrs::validate();
+}
+
+void Pool3DAttrs::validate() const {
+  check_choice("layout", layout, {"NCDHW"});
+  check_choice("out_layout", out_layout, {"", "NCDHW"});
+  validate_pool(*this, 3);
+}
+
+void GlobalPool2DAttrs::validate() const {
+  check_choice("layout", layout, {"NCHW", "NHWC"});
+  check_choice("out_layout", out_layout, {"", layout});
+}
+
+}  // namespace kiln
