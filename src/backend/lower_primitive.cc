@@ -104,7 +104,7 @@ class Lowerer {
 
   std::vector<te::Tensor> lower_call(const Expr& e, const CallNode& call) {
     const OpDef& def = *call.op();
-    CallInfo info{&call, {}, {}, StrategyRegistry::global().find(def.name), def.pattern};
+    CallInfo info{&call, {}, {}, find_strategy(def), def.pattern};
     for (const Expr& a : call.args) {
       // A tuple argument (concatenate's) contributes one tensor per field.
       for (const te::Tensor& t : values_.at(a.get())) info.input.args.push_back(t);
@@ -234,7 +234,7 @@ std::string compile_obstacle(const FunctionNode& fn) {
       [&why](const Expr& e) {
         const auto* call = as<CallNode>(e);
         if (!why.empty() || !call || !call->op()) return;
-        const OpStrategy* strategy = StrategyRegistry::global().find(call->op()->name);
+        const OpStrategy* strategy = find_strategy(*call->op());
         if (!strategy) {
           why = "op " + call->op()->name + " has no compute";
           return;

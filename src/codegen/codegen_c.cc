@@ -404,10 +404,22 @@ class FunctionWriter {
     return helper_call(is_div ? "kiln_floordiv_i64" : "kiln_floormod_i64", e);
   }
 
+  // C promotes narrow integers to int; the cast brings ~ and the others back to the width.
+  std::string bitwise_call(const PrimExpr& e, const std::string& x) {
+    const std::string& name = e->name;
+    if (!is_int(e.dtype()))
+      throw Error(cat("codegen: intrinsic '", name, "' on ", dtype_name(e.dtype()), " is not supported"));
+    const std::string cast = "(" + c_type(e.dtype()) + ")";
+    if (name == "bitwise_not") return "(" + cast + "(~" + x + "))";
+    const char* op = name == "bitwise_and" ? " & " : name == "bitwise_or" ? " | " : " ^ ";
+    return "(" + cast + "(" + x + op + expr(e->operands[1]) + "))";
+  }
+
   std::string math_call(const PrimExpr& e) {
     const std::string& name = e->name;
     DType dtype = e.dtype();
     std::string x = expr(e->operands[0]);
+    if (name.rfind("bitwise_", 0) == 0) return bitwise_call(e, x);
     if (!is_float(dtype)) {
       if (name == "abs") return "((" + c_type(dtype) + ")kiln_abs_i64(" + x + "))";
       throw Error(cat("codegen: intrinsic '", name, "' on ", dtype_name(dtype), " is not supported"));

@@ -30,14 +30,6 @@ OpDef& OpDef::set_variadic() {
   variadic = true;
   return *this;
 }
-OpDef& OpDef::attr(std::string attr_name, AttrKind kind, AttrValue default_value) {
-  attr_specs.push_back({std::move(attr_name), kind, std::move(default_value), false, ""});
-  return *this;
-}
-OpDef& OpDef::required_attr(std::string attr_name, AttrKind kind) {
-  attr_specs.push_back({std::move(attr_name), kind, AttrValue(), true, ""});
-  return *this;
-}
 OpDef& OpDef::set_relation(TypeRelation rel) {
   relation = std::move(rel);
   return *this;
@@ -112,6 +104,12 @@ const OpDef& OpRegistry::get(const std::string& name) const {
   const OpDef* def = find(name);
   if (!def) throw Error(cat("unknown op '", name, "'"));
   return *def;
+}
+
+OpDef& OpRegistry::get_mutable(const std::string& name) {
+  auto it = ops_.find(name);
+  if (it == ops_.end()) throw Error(cat("unknown op '", name, "'"));
+  return *it->second;
 }
 
 std::vector<std::string> OpRegistry::names() const {

@@ -1,5 +1,6 @@
 #include "kiln/ir/type_infer.h"
 
+#include <functional>
 #include <set>
 #include <unordered_map>
 
@@ -38,10 +39,18 @@ class TypeInferencer {
 
   Type infer(const Expr& root, const std::string& where) {
     where_ = where;
-    collect_let_values(root);
+    collect_let_values(root, nullptr);
     post_order_visit(root, [&](const Expr& e) {
       if (!e->checked_type() || e->kind == ExprKind::kVar) e->set_checked_type(infer_node(e));
     });
+    return root->checked_type();
+  }
+
+  // Types only the nodes without a type; typed ones and what lies below them are trusted.
+  Type infer_untyped(const Expr& root) {
+    const auto typed = [](const Expr& e) { return e->checked_type() != nullptr; };
+    collect_let_values(root, typed);
+    post_order_visit_pruned(root, typed, [&](const Expr& e) { e->set_checked_type(infer_node(e)); });
     return root->checked_type();
   }
 
@@ -68,6 +77,11 @@ class TypeInferencer {
   }
 
  private:
+  template <class... Args>
+  std::string located(const Args&... args) const {
+    return where_.empty() ? cat(args...) : cat(where_, ": ", args...);
+  }
+
   static Type declared_type(const FunctionNode& f) {
     if (!f.ret_type) return nullptr;
     std::vector<Type> params;
@@ -75,8 +89,8 @@ class TypeInferencer {
     return func_type(params, f.ret_type);
   }
 
-  void collect_let_values(const Expr& root) {
-    post_order_visit(root, [&](const Expr& e) {
+  void collect_let_values(const Expr& root, const std::function<bool(const Expr&)>& prune) {
+    post_order_visit_pruned(root, prune, [&](const Expr& e) {
       if (const auto* let = as<LetNode>(e)) let_values_[let->var.get()] = let->value;
     });
   }
@@ -89,7 +103,7 @@ class TypeInferencer {
         const NDArray& d = as<ConstantNode>(e)->data;
         return tensor_type(d.shape(), d.dtype());
       }
-      case ExprKind::kOp: throw Error(cat(where_, ": op '", as<OpNode>(e)->name(), "' used as a value"));
+      case ExprKind::kOp: throw Error(located("op '", as<OpNode>(e)->name(), "' used as a value"));
       case ExprKind::kCall: return call_type(*as<CallNode>(e));
       case ExprKind::kTuple: {
         std::vector<Type> fields;
@@ -109,11 +123,11 @@ class TypeInferencer {
     if (it != let_values_.end()) {
       const Type& value_type = it->second->checked_type();
       if (v.type_annotation && !type_accepts(v.type_annotation, value_type))
-        throw std::move(Error(cat(where_, ": let %", v.name, " has the wrong type"))
+        throw std::move(Error(located("let %", v.name, " has the wrong type"))
                             .expected(type_str(v.type_annotation), type_str(value_type)));
       return v.type_annotation ? v.type_annotation : value_type;
     }
-    if (!v.type_annotation) throw Error(cat(where_, ": variable %", v.name, " has no type annotation"));
+    if (!v.type_annotation) throw Error(located("variable %", v.name, " has no type annotation"));
     return v.type_annotation;
   }
 
@@ -123,13 +137,13 @@ class TypeInferencer {
     if (const OpDef* def = call.op()) return op_call_type(*def, call, arg_types);
     Type callee = call.callee->checked_type();
     const FuncTypeNode* ft = as_func(callee);
-    if (!ft) throw Error(cat(where_, ": calling a value that is not a function: ", type_str(callee)));
+    if (!ft) throw Error(located("calling a value that is not a function: ", type_str(callee)));
     if (ft->params.size() != arg_types.size())
-      throw std::move(Error(cat(where_, ": wrong number of arguments in a function call"))
+      throw std::move(Error(located("wrong number of arguments in a function call"))
                           .expected(cat(ft->params.size()), cat(arg_types.size())));
     for (size_t i = 0; i < arg_types.size(); ++i) {
       if (!type_accepts(ft->params[i], arg_types[i]))
-        throw std::move(Error(cat(where_, ": argument ", i, " of a function call has the wrong type"))
+        throw std::move(Error(located("argument ", i, " of a function call has the wrong type"))
                             .expected(type_str(ft->params[i]), type_str(arg_types[i])));
     }
     return ft->ret;
@@ -144,42 +158,43 @@ class TypeInferencer {
     } catch (Error& e) {
       if (!call.source.empty()) e.node(call.source);
       e.op(def.name);
-      throw Error(cat(where_, ": ", e.what()));
+      if (where_.empty()) throw;
+      throw Error(located(e.what()));
     }
   }
 
   Type get_item_type(const TupleGetItemNode& g) {
     const Type& t = g.tuple->checked_type();
     const TupleTypeNode* tt = as_tuple(t);
-    if (!tt) throw Error(cat(where_, ": .", g.index, " applied to a non-tuple of type ", type_str(t)));
+    if (!tt) throw Error(located(".", g.index, " applied to a non-tuple of type ", type_str(t)));
     if (g.index < 0 || g.index >= static_cast<int>(tt->fields.size()))
-      throw std::move(Error(cat(where_, ": tuple index out of range"))
-                          .expected(cat("index below ", tt->fields.size()), cat(g.index)));
+      throw std::move(
+          Error(located("tuple index out of range")).expected(cat("index below ", tt->fields.size()), cat(g.index)));
     return tt->fields[g.index];
   }
 
   Type function_type(const FunctionNode& f) {
     std::vector<Type> params;
     for (const auto& p : f.params) {
-      if (!p->type_annotation) throw Error(cat(where_, ": parameter %", p->name, " has no type annotation"));
+      if (!p->type_annotation) throw Error(located("parameter %", p->name, " has no type annotation"));
       params.push_back(p->type_annotation);
     }
     Type ret = f.body->checked_type();
     if (f.ret_type && !type_accepts(f.ret_type, ret))
-      throw std::move(Error(cat(where_, ": function body does not match its return type"))
-                          .expected(type_str(f.ret_type), type_str(ret)));
+      throw std::move(
+          Error(located("function body does not match its return type")).expected(type_str(f.ret_type), type_str(ret)));
     return func_type(std::move(params), f.ret_type ? f.ret_type : ret);
   }
 
   Type if_type(const IfNode& i) {
     const TensorTypeNode* c = as_tensor(i.cond->checked_type());
     if (!c || c->dtype != DType::kBool || num_elements(c->shape) != 1)
-      throw std::move(Error(cat(where_, ": if condition must be a single bool"))
-                          .expected("bool", type_str(i.cond->checked_type())));
+      throw std::move(
+          Error(located("if condition must be a single bool")).expected("bool", type_str(i.cond->checked_type())));
     const Type& a = i.then_branch->checked_type();
     const Type& b = i.else_branch->checked_type();
     if (!type_equal(a, b))
-      throw std::move(Error(cat(where_, ": if branches have different types")).expected(type_str(a), type_str(b)));
+      throw std::move(Error(located("if branches have different types")).expected(type_str(a), type_str(b)));
     return a;
   }
 
@@ -200,5 +215,7 @@ IRModule infer_types(const IRModule& mod) {
 }
 
 Type infer_expr_type(const Expr& e, const IRModule* mod) { return TypeInferencer(mod).infer(e, "expression"); }
+
+Type infer_untyped_nodes(const Expr& e) { return TypeInferencer(nullptr).infer_untyped(e); }
 
 }  // namespace kiln

@@ -15,7 +15,9 @@ std::vector<Expr> traversed_children(const Expr& e, bool enter_functions) {
 }
 }  // namespace
 
-void post_order_visit(const Expr& root, const std::function<void(const Expr&)>& fn, bool enter_functions) {
+namespace {
+void visit_post_order(const Expr& root, const std::function<bool(const Expr&)>& prune,
+                      const std::function<void(const Expr&)>& fn, bool enter_functions) {
   std::unordered_set<const ExprNode*> done;
   // Each frame: node and whether its children were already pushed.
   std::vector<std::pair<Expr, bool>> stack{{root, false}};
@@ -28,11 +30,25 @@ void post_order_visit(const Expr& root, const std::function<void(const Expr&)>& 
       fn(e);
       continue;
     }
+    if (prune && prune(e)) {
+      done.insert(e.get());
+      continue;
+    }
     stack.emplace_back(e, true);
     auto kids = traversed_children(e, enter_functions);
     for (auto it = kids.rbegin(); it != kids.rend(); ++it)
       if (!done.count(it->get())) stack.emplace_back(*it, false);
   }
+}
+}  // namespace
+
+void post_order_visit(const Expr& root, const std::function<void(const Expr&)>& fn, bool enter_functions) {
+  visit_post_order(root, nullptr, fn, enter_functions);
+}
+
+void post_order_visit_pruned(const Expr& root, const std::function<bool(const Expr&)>& prune,
+                             const std::function<void(const Expr&)>& fn) {
+  visit_post_order(root, prune, fn, true);
 }
 
 Expr ExprRewriter::rewrite(const Expr& root) {

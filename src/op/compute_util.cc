@@ -1,6 +1,45 @@
 #include "op/compute_util.h"
 
+#include <limits>
+#include <type_traits>
+
 namespace kiln {
+
+namespace {
+
+// The range of an integer dtype, as float bounds to compare with and as immediates of the
+// dtype (uint64's maximum is written through its bit pattern, which the C emitter casts back).
+struct IntegerRange {
+  double low = 0, high = 0;
+  int64_t low_bits = 0, high_bits = 0;
+};
+
+IntegerRange integer_range(DType dtype) {
+  IntegerRange r;
+  dispatch_dtype(dtype, [&](auto zero) {
+    using T = decltype(zero);
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      using L = std::numeric_limits<T>;
+      r = {static_cast<double>(L::lowest()), static_cast<double>(L::max()), static_cast<int64_t>(L::lowest()),
+           static_cast<int64_t>(static_cast<uint64_t>(L::max()))};
+    }
+  });
+  return r;
+}
+
+}  // namespace
+
+tir::PrimExpr saturating_cast(const tir::PrimExpr& value, DType dtype) {
+  const DType from = value.dtype();
+  if (from == dtype) return value;
+  if (!is_float(from) || is_float(dtype) || dtype == DType::kBool) return tir::cast(dtype, value);
+  const IntegerRange r = integer_range(dtype);
+  const tir::PrimExpr low = tir::make_const(from, r.low), high = tir::make_const(from, r.high);
+  return tir::select(
+      tir::ne(value, value), tir::int_imm(0, dtype),
+      tir::select(tir::le(value, low), tir::int_imm(r.low_bits, dtype),
+                  tir::select(tir::ge(value, high), tir::int_imm(r.high_bits, dtype), tir::cast(dtype, value))));
+}
 
 ComputeFn elementwise_compute(ElementFn fn) {
   return [fn = std::move(fn)](const ComputeInput& call) {

@@ -31,4 +31,10 @@ std::vector<tir::PrimExpr> index_exprs(const te::Indices& indices);
 // The same indices with the one at `axis` replaced by `value`.
 std::vector<tir::PrimExpr> at_axis(const te::Indices& indices, size_t axis, tir::PrimExpr value);
 
+// `value` converted to `dtype` as the reference kernels convert: a float to an integer dtype
+// truncates toward zero, saturates at the dtype's range and maps NaN to 0 (C leaves
+// out-of-range conversions undefined); every other conversion is C's. Callers wanting another
+// rounding round first.
+tir::PrimExpr saturating_cast(const tir::PrimExpr& value, DType dtype);
+
 }  // namespace kiln

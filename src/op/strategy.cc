@@ -18,16 +18,20 @@ Target Target::host() {
   return target;
 }
 
-StrategyRegistry& StrategyRegistry::global() {
-  static StrategyRegistry registry;
-  return registry;
+void set_compute(OpDef& op, ComputeFn compute, ComputeLimit limit) {
+  if (!op.strategy) op.strategy = std::make_shared<OpStrategy>();
+  if (op.strategy->compute) throw Error::bug("op '" + op.name + "' already has a compute definition");
+  op.strategy->compute = std::move(compute);
+  op.strategy->limit = std::move(limit);
 }
 
-void StrategyRegistry::set_compute(const std::string& op, ComputeFn compute, ComputeLimit limit) {
-  OpStrategy& strategy = strategies_[op];
-  if (strategy.compute) throw Error("op '" + op + "' already has a compute definition");
-  strategy.compute = std::move(compute);
-  strategy.limit = std::move(limit);
+void set_schedule(OpDef& op, ScheduleFn schedule) {
+  if (!op.strategy || !op.strategy->compute) throw Error::bug("op '" + op.name + "' has a schedule but no compute");
+  op.strategy->schedule = std::move(schedule);
+}
+
+const OpStrategy* find_strategy(const OpDef& op) {
+  return op.strategy && op.strategy->compute ? op.strategy.get() : nullptr;
 }
 
 std::string only_float_data(const std::vector<Type>& arg_types, const Type&, const Attrs&) {
@@ -35,22 +39,6 @@ std::string only_float_data(const std::vector<Type>& arg_types, const Type&, con
     if (const TensorTypeNode* tensor = as_tensor(t); tensor && !is_float(tensor->dtype))
       return "its compute covers float data only, not " + std::string(dtype_name(tensor->dtype));
   return "";
-}
-
-void StrategyRegistry::set_schedule(const std::string& op, ScheduleFn schedule) {
-  strategies_[op].schedule = std::move(schedule);
-}
-
-const OpStrategy* StrategyRegistry::find(const std::string& op) const {
-  auto it = strategies_.find(op);
-  return it == strategies_.end() || !it->second.compute ? nullptr : &it->second;
-}
-
-std::vector<std::string> StrategyRegistry::names() const {
-  std::vector<std::string> out;
-  for (const auto& [name, strategy] : strategies_)
-    if (strategy.compute) out.push_back(name);
-  return out;
 }
 
 }  // namespace kiln

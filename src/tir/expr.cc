@@ -58,12 +58,14 @@ void check_bool(const char* what, const PrimExpr& e) {
     throw Error(cat("tir: operand of ", what, " must be bool")).expected("bool", std::string(dtype_name(e.dtype())));
 }
 
-// Number of arguments of each math intrinsic.
+// Number of arguments of each math intrinsic (the bitwise ones take integers only; codegen checks).
 const std::map<std::string, size_t>& intrinsics() {
   static const std::map<std::string, size_t> table = {
-      {"exp", 1},     {"exp2", 1}, {"log", 1}, {"log2", 1}, {"log10", 1}, {"sqrt", 1},  {"rsqrt", 1}, {"tanh", 1},
-      {"sigmoid", 1}, {"erf", 1},  {"pow", 2}, {"abs", 1},  {"fabs", 1},  {"floor", 1}, {"ceil", 1},  {"round", 1},
-      {"trunc", 1},   {"sin", 1},  {"cos", 1}, {"tan", 1},  {"atan", 1},  {"fmod", 2},
+      {"exp", 1},         {"exp2", 1},        {"log", 1},     {"log2", 1},  {"log10", 1},       {"sqrt", 1},
+      {"rsqrt", 1},       {"tanh", 1},        {"sigmoid", 1}, {"erf", 1},   {"pow", 2},         {"abs", 1},
+      {"fabs", 1},        {"floor", 1},       {"ceil", 1},    {"round", 1}, {"trunc", 1},       {"sin", 1},
+      {"cos", 1},         {"tan", 1},         {"atan", 1},    {"fmod", 2},  {"bitwise_and", 2}, {"bitwise_or", 2},
+      {"bitwise_xor", 2}, {"bitwise_not", 1},
   };
   return table;
 }

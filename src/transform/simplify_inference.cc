@@ -3,6 +3,8 @@
 //     scale = gamma / sqrt(var + eps) and shift = beta - mean * scale
 //     (broadcast along `axis`); .1 and .2 become the moving mean and variance.
 //   nn.dropout(x).0 -> x
+#include "kiln/attrs/nn.h"
+#include "kiln/attrs/transform.h"
 #include "kiln/ir/op.h"
 #include "kiln/ir/type_infer.h"
 #include "kiln/ir/visit.h"
@@ -18,24 +20,24 @@ Expr scalar_of(DType dtype, double value) { return make_constant(NDArray::scalar
 Expr expand_to_axis(const Expr& v, int64_t axis, int64_t ndim) {
   int64_t trailing = ndim - 1 - axis;
   if (trailing <= 0) return v;
-  return call_op("expand_dims", {v}, {{"axis", int64_t{1}}, {"num_newaxis", trailing}});
+  return call_op("expand_dims", {v}, ExpandDimsAttrs{.axis = 1, .num_newaxis = trailing});
 }
 
 // `bn` has rewritten arguments, which are not typed yet; `data_type` is the type of the
 // original call's data (a rewrite never changes a type).
 Expr unpack_batch_norm(const CallNode& bn, const Type& data_type) {
-  Attrs attrs = bn.op()->normalize(bn.attrs);
+  const BatchNormAttrs attrs = attrs_from<BatchNormAttrs>(bn.attrs, "nn.batch_norm");
   const Expr &data = bn.args[0], &gamma = bn.args[1], &beta = bn.args[2], &mean = bn.args[3], &var = bn.args[4];
   const TensorTypeNode& data_tensor = expect_tensor(data_type, "batch_norm data");
   int64_t ndim = data_tensor.ndim();
-  int64_t axis = attrs.get_int("axis");
+  int64_t axis = attrs.axis;
   if (axis < 0) axis += ndim;
-  Expr scale = call_op(
-      "divide", {scalar_of(data_tensor.dtype, 1.0),
-                 call_op("sqrt", {call_op("add", {var, scalar_of(data_tensor.dtype, attrs.get_double("epsilon"))})})});
-  if (attrs.get_bool("scale")) scale = call_op("multiply", {scale, gamma});
+  Expr scale =
+      call_op("divide", {scalar_of(data_tensor.dtype, 1.0),
+                         call_op("sqrt", {call_op("add", {var, scalar_of(data_tensor.dtype, attrs.epsilon)})})});
+  if (attrs.scale) scale = call_op("multiply", {scale, gamma});
   Expr shift = call_op("multiply", {call_op("negative", {mean}), scale});
-  if (attrs.get_bool("center")) shift = call_op("add", {shift, beta});
+  if (attrs.center) shift = call_op("add", {shift, beta});
   Expr out = call_op("multiply", {data, expand_to_axis(scale, axis, ndim)});
   return call_op("add", {out, expand_to_axis(shift, axis, ndim)});
 }

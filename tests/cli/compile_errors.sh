@@ -67,7 +67,7 @@ expect_compile_error "truncated model" "truncated.onnx: not a valid ONNX model" 
 expect_compile_error "unsupported op" "unsupported.onnx: |Frobnicate|'frob1'" "$tmp/unsupported.onnx"
 expect_compile_error "attribute a converter rejects" "bad_attribute.onnx: node 'conv1': op 'Conv': |auto_pad" \
   "$tmp/bad_attribute.onnx" --no-check
-expect_compile_error "shapes that do not broadcast" "shape_mismatch.onnx: node 'add1': op 'Add': |(2, 3)|(4, 3)" \
+expect_compile_error "shapes that do not broadcast" "shape_mismatch.onnx: node 'add1': op 'add': |(2, 3)|(4, 3)" \
   "$tmp/shape_mismatch.onnx"
 expect_compile_error "cycle" "cycle.onnx: |has a cycle|'first'|'second'" "$tmp/cycle.onnx"
 expect_compile_error "If on a run-time input" \

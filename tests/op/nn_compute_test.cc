@@ -35,7 +35,7 @@ void expect_conv(const std::string& data, const std::string& weight, const std::
 // The fused cases need the element-wise ops' computes, which live in other op files.
 bool has_computes(std::initializer_list<const char*> ops) {
   for (const char* op : ops)
-    if (!StrategyRegistry::global().find(op)) return false;
+    if (!find_strategy(OpRegistry::global().get(op))) return false;
   return true;
 }
 

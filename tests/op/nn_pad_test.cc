@@ -1,3 +1,4 @@
+#include "kiln/attrs/pad.h"
 #include "op/numpy_ref.h"
 #include "op_test_util.h"
 
@@ -38,13 +39,17 @@ TEST(NnPadType, Errors) {
   EXPECT_NE(e.find("'data' (2, 3)"), std::string::npos) << e;
   EXPECT_NE(e.find("expected 2 pairs"), std::string::npos) << e;
   e = infer_op_error("nn.pad", {f32({2, 3}), scalar_f32()}, {{"pad_width", std::vector<int64_t>{1, 1}}});
-  EXPECT_NE(e.find("must hold pairs of ints"), std::string::npos) << e;
+  EXPECT_NE(e.find("must be a list of [before, after] pairs of ints"), std::string::npos) << e;
   e = infer_op_error("nn.pad", {f32({2, 3}), f32({1})}, {{"pad_width", widths({{1, 1}, {0, 0}})}});
   EXPECT_NE(e.find("argument 'pad_value'"), std::string::npos) << e;
   EXPECT_NE(e.find("found (1)"), std::string::npos) << e;
   e = infer_op_error("nn.pad", {f32({2, 3}), scalar_f32()},
-                     {{"pad_width", widths({{1, 1}, {0, 0}})}, {"pad_mode", "wrap"}});
+                     {{"pad_width", widths({{1, 1}, {0, 0}})}, {"pad_mode", "symmetric"}});
   EXPECT_NE(e.find("'pad_mode'"), std::string::npos) << e;
+  EXPECT_NE(e.find("\"wrap\""), std::string::npos) << e;
+  e = infer_op_error("nn.pad", {f32({0, 3}), scalar_f32()},
+                     {{"pad_width", widths({{0, 1}, {0, 0}})}, {"pad_mode", "wrap"}});
+  EXPECT_NE(e.find("empty axis 0"), std::string::npos) << e;
   e = infer_op_error("nn.pad", {f32({2, 3}), scalar_f32()}, {{"pad_width", widths({{0, 0}, {-2, -2}})}});
   EXPECT_NE(e.find("crops more than axis 1 of 'data' (2, 3)"), std::string::npos) << e;
   e = infer_op_error("nn.pad", {f32({0, 3}), scalar_f32()},
@@ -76,6 +81,40 @@ TEST(NnPadKernel, EdgeReflectAndCrop) {
   expect_close(
       run_op("nn.pad", {tensor({1}, {5}), zero}, {{"pad_width", widths({{2, 1}})}, {"pad_mode", "reflect"}})[0],
       {5, 5, 5, 5});
+}
+
+// wrap (ONNX Pad 19): the axis continues with its other end, periodically.
+TEST(NnPadKernel, Wrap) {
+  NDArray x = tensor({3}, {1, 2, 3});
+  NDArray zero = NDArray::scalar(DType::kFloat32, 0);
+  expect_close(run_op("nn.pad", {x, zero}, {{"pad_width", widths({{2, 1}})}, {"pad_mode", "wrap"}})[0],
+               {2, 3, 1, 2, 3, 1});
+  // Wider than the axis: the period repeats.
+  expect_close(run_op("nn.pad", {x, zero}, {{"pad_width", widths({{4, 5}})}, {"pad_mode", "wrap"}})[0],
+               {3, 1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2});
+  // Two axes: rows wrap, then columns.
+  auto out = run_op("nn.pad", {tensor({2, 2}, {1, 2, 3, 4}), zero},
+                    {{"pad_width", widths({{1, 0}, {0, 1}})}, {"pad_mode", "wrap"}});
+  EXPECT_EQ(out[0].shape(), (Shape{3, 3}));
+  expect_close(out[0], {3, 4, 3, 1, 2, 1, 3, 4, 3});
+}
+
+TEST(NnPadKernel, WrapMatchesNumpy) {
+  NDArray x = sample_tensor({2, 3, 4}, 53);
+  auto out = run_op("nn.pad", {x, NDArray::scalar(DType::kFloat32, 0)},
+                    {{"pad_width", widths({{1, 2}, {0, 7}, {3, 1}})}, {"pad_mode", "wrap"}});
+  expect_close(out[0], run_python("x = " + np_array(x) + "\n" +
+                                  print_values("np.pad(x, ((1, 2), (0, 7), (3, 1)), mode='wrap')")));
+}
+
+TEST(NnPadAttrs, TypedRoundTrip) {
+  PadAttrs a;
+  a.pad_width = PadAttrs::width_of({{1, 2}, {0, -1}});
+  a.pad_mode = "wrap";
+  PadAttrs b = attrs_from<PadAttrs>(attrs_to(a), "nn.pad");
+  EXPECT_EQ(b.pairs(), (std::vector<std::pair<int64_t, int64_t>>{{1, 2}, {0, -1}}));
+  EXPECT_EQ(b.mode(), PadMode::kWrap);
+  EXPECT_EQ(attrs_to(a).to_string(), "pad_width=[[1, 2], [0, -1]], pad_mode=\"wrap\"");
 }
 
 TEST(NnPadKernel, OtherDtypesAndPadValueConversion) {

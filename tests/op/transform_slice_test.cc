@@ -61,7 +61,7 @@ TEST(TransformStridedSlice, Errors) {
   expect_mentions(error({4, 5}, slice_attrs({0, 0}, {1, 1}, {}, Ints{1, -1})),
                   {"op 'strided_slice'", "appears twice", "[1, -1]"});
   expect_mentions(error({4, 5}, slice_attrs({0}, {1}, {}, {}, "begin")),
-                  {"op 'strided_slice'", "'slice_mode'", "found begin"});
+                  {"op 'strided_slice'", "'slice_mode'", "found \"begin\""});
   expect_mentions(error({4, 5}, slice_attrs({0}, {-2}, {}, {}, "size")), {"op 'strided_slice'", "size 0 of 'end'"});
   expect_mentions(infer_op_error("strided_slice", {f32({4})}, {{"begin", Ints{0}}}),
                   {"op 'strided_slice'", "missing required attribute 'end'"});
@@ -126,7 +126,7 @@ TEST(TransformTake, Errors) {
   e = infer_op_error("take", {f32({3, 4}), tensor_type({2}, DType::kInt32)}, take_attrs(2));
   expect_mentions(e, {"op 'take'", "axis out of range", "found 2"});
   e = infer_op_error("take", {f32({3, 4}), tensor_type({2}, DType::kInt32)}, take_attrs(0, "raise"));
-  expect_mentions(e, {"op 'take'", "'mode'", "found raise"});
+  expect_mentions(e, {"op 'take'", "'mode'", "found \"raise\""});
   e = infer_op_error("take", {f32({3, 4})});
   expect_mentions(e, {"op 'take'", "wrong number of arguments"});
 }

@@ -12,12 +12,23 @@ fail() {
   failures=$((failures + 1))
 }
 
+# usage: read_flags DIR FILE... appends the words of each DIR/FILE that exists to the
+# caller's `flags` array.
+read_flags() {
+  local dir=$1 file words
+  shift
+  for file in "$@"; do
+    [[ -f $dir/$file ]] || continue
+    read -r -a words <"$dir/$file"
+    flags+=("${words[@]}")
+  done
+}
+
 # usage: check_engine KILN ROOT NAME DIR ENGINE
 check_engine() {
-  local kiln=$1 root=$2 name=$3 dir=$4 engine=$5 model=$4/model.onnx tolerance=(1e-3 1e-4) flags=() import_flags=()
+  local kiln=$1 root=$2 name=$3 dir=$4 engine=$5 model=$4/model.onnx tolerance=(1e-3 1e-4) flags=()
   [[ -f $dir/tolerance ]] && read -r -a tolerance <"$dir/tolerance"
-  [[ -f $dir/compile_flags ]] && read -r -a flags <"$dir/compile_flags"
-  [[ -f $dir/import_flags ]] && read -r -a import_flags <"$dir/import_flags" && flags+=("${import_flags[@]}")
+  read_flags "$dir" compile_flags import_flags
   if [[ $engine == compiled ]]; then
     if ! "$kiln" compile "$model" -o "$dir/model.kiln" "${flags[@]}" >/dev/null; then
       fail "$name ($engine): compile"
@@ -40,9 +51,9 @@ check_models() {
   for dir in "$3"/*/; do
     dir=${dir%/}
     name=$(basename "$dir")
-    local import_flags=()
-    [[ -f $dir/import_flags ]] && read -r -a import_flags <"$dir/import_flags"
-    if ! "$kiln" print "$dir/model.onnx" "${import_flags[@]}" >"$dir/ir.txt"; then
+    local flags=()
+    read_flags "$dir" import_flags
+    if ! "$kiln" print "$dir/model.onnx" "${flags[@]}" >"$dir/ir.txt"; then
       fail "$name: import"
       continue
     fi

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/attrs/reflect.h"
 #include "kiln/attrs/window.h"
 
 namespace kiln {
@@ -194,6 +195,21 @@ struct GlobalPool2DAttrs {
   void validate() const;
 };
 
+// nn.max_unpool: the inverse of max pooling.
+struct MaxUnpoolAttrs {
+  std::vector<int64_t> output_shape;
+  std::optional<std::vector<int64_t>> index_shape;
+
+  template <class V>
+  void visit(V& v) {
+    v("output_shape", output_shape, "Shape of the output.", kRequired);
+    v("index_shape", index_shape,
+      "Shape the flat indices count in, when it differs from output_shape (same rank); values keep their "
+      "multi-index.");
+  }
+  void validate() const;
+};
+
 struct LeakyReluAttrs {
   double alpha = 0.01;
 
@@ -220,6 +236,119 @@ struct SoftmaxAttrs {
   void visit(V& v) {
     v("axis", axis, "Axis the normalisation runs along; negative counts from the end.");
   }
+};
+
+// nn.dense.
+struct DenseAttrs {
+  std::optional<int64_t> units;
+  std::string out_dtype;
+
+  template <class V>
+  void visit(V& v) {
+    v("units", units, "Output features, when given checked against the weight.");
+    v("out_dtype", out_dtype, "Dtype of the output; \"\" for the data's.");
+  }
+  void validate() const;
+};
+
+// nn.matmul.
+struct MatmulAttrs : DenseAttrs {
+  bool transpose_a = false;
+  bool transpose_b = false;
+
+  template <class V>
+  void visit(V& v) {
+    DenseAttrs::visit(v);
+    v("transpose_a", transpose_a, "Swap the last two axes of tensor_a.");
+    v("transpose_b", transpose_b, "Swap the last two axes of tensor_b.");
+  }
+};
+
+// nn.batch_matmul: y transposed by default, as in Relay.
+struct BatchMatmulAttrs {
+  std::string out_dtype;
+  bool transpose_a = false;
+  bool transpose_b = true;
+
+  template <class V>
+  void visit(V& v) {
+    v("out_dtype", out_dtype, "Dtype of the output; \"\" for the data's.");
+    v("transpose_a", transpose_a, "x is stored (B, K, M).");
+    v("transpose_b", transpose_b, "y is stored (B, N, K).");
+  }
+  void validate() const;
+};
+
+// nn.batch_norm, nn.instance_norm (the channel axis) and nn.layer_norm (the normalised axis).
+struct NormAttrs {
+  int64_t axis = 1;
+  double epsilon = 1e-5;
+  bool center = true;
+  bool scale = true;
+
+  template <class V>
+  void visit(V& v) {
+    v("axis", axis, "Axis of gamma and beta (and of the moving statistics); negative counts from the end.");
+    v("epsilon", epsilon, "Added to the variance before the square root.");
+    v("center", center, "Add beta.");
+    v("scale", scale, "Multiply by gamma.");
+  }
+  void validate() const;
+};
+
+struct BatchNormAttrs : NormAttrs {};
+struct InstanceNormAttrs : NormAttrs {};
+struct LayerNormAttrs : NormAttrs {
+  LayerNormAttrs() { axis = -1; }
+};
+
+struct LrnAttrs {
+  int64_t size = 5;
+  int64_t axis = 1;
+  double bias = 2.0;
+  double alpha = 1e-5;
+  double beta = 0.75;
+
+  template <class V>
+  void visit(V& v) {
+    v("size", size, "Elements in the window along 'axis'.");
+    v("axis", axis, "Axis the window runs along (the channels).");
+    v("bias", bias, "Added to the scaled window sum.");
+    v("alpha", alpha, "Scale of the window sum (divided by size).");
+    v("beta", beta, "Exponent of the denominator.");
+  }
+  void validate() const;
+};
+
+struct BiasAddAttrs {
+  int64_t axis = 1;
+
+  template <class V>
+  void visit(V& v) {
+    v("axis", axis, "Axis of the data the bias runs along; negative counts from the end.");
+  }
+};
+
+struct NllLossAttrs {
+  std::string reduction = "mean";
+  int64_t ignore_index = -100;
+
+  template <class V>
+  void visit(V& v) {
+    v("reduction", reduction, "none (per target), sum, or mean (divided by the sum of the weights used).");
+    v("ignore_index", ignore_index, "Target value that contributes nothing.");
+  }
+  void validate() const;
+};
+
+struct DropoutAttrs {
+  double rate = 0.5;
+
+  template <class V>
+  void visit(V& v) {
+    v("rate", rate, "Fraction of elements dropped in training; inference ignores it.");
+  }
+  void validate() const;
 };
 
 }  // namespace kiln

@@ -7,6 +7,9 @@
 //     void validate() const;  // optional: throws kiln::Error naming the attribute
 //   };
 //
+// An attribute without a default is marked with a fourth argument, v("shape", shape, "...",
+// kRequired): a call must give it, and the field's initial value is only a placeholder.
+//
 // attrs_from / attrs_to convert between such a struct and the generic Attrs that IR text and
 // graph JSON carry; OpDef::attrs<T>() derives the op's schema from the same visit, so names,
 // kinds, defaults and order are written nowhere else. This header belongs to the runtime
@@ -64,6 +67,13 @@ struct AttrFieldTraits<std::vector<double>> {
   static constexpr AttrKind kind = AttrKind::kFloats;
   static std::vector<double> from(const AttrValue& v) { return v.as_doubles(); }
 };
+// Any value (kAny), for the few attributes of several shapes: split's indices_or_sections is a
+// count or a list of indices. validate() then checks the shape.
+template <>
+struct AttrFieldTraits<AttrValue> {
+  static constexpr AttrKind kind = AttrKind::kAny;
+  static AttrValue from(const AttrValue& v) { return v; }
+};
 
 template <class F>
 struct IsOptionalField : std::false_type {};
@@ -88,6 +98,10 @@ constexpr AttrKind attr_kind_of() {
     return AttrFieldTraits<F>::kind;
 }
 
+// The mark of a required attribute in visit(v); see the top of this file.
+struct RequiredAttr {};
+inline constexpr RequiredAttr kRequired{};
+
 namespace attrs_detail {
 
 struct NameCollector {
@@ -96,11 +110,16 @@ struct NameCollector {
   void operator()(const char* name, F&, const char*) {
     names.emplace_back(name);
   }
+  template <class F>
+  void operator()(const char* name, F& field, const char* doc, RequiredAttr) {
+    (*this)(name, field, doc);
+  }
 };
 
 // Throws naming `op` when `given` holds a name the declaration lacks.
 void check_known_names(const Attrs& given, const std::vector<std::string>& names, const std::string& op);
 [[noreturn]] void throw_none_for_required(const std::string& name, AttrKind kind, const std::string& op);
+[[noreturn]] void throw_missing_required(const std::string& name, const std::string& op);
 
 class Reader {
  public:
@@ -121,6 +140,11 @@ class Reader {
       field = AttrFieldTraits<F>::from(coerce_attr(kind, *v, name, op_));
     }
   }
+  template <class F>
+  void operator()(const char* name, F& field, const char* doc, RequiredAttr) {
+    if (!given_.find(name)) throw_missing_required(name, op_);
+    (*this)(name, field, doc);
+  }
 
  private:
   const Attrs& given_;
@@ -132,6 +156,10 @@ struct Writer {
   template <class F>
   void operator()(const char* name, F& field, const char*) {
     out.set(name, attr_value_of(field));
+  }
+  template <class F>
+  void operator()(const char* name, F& field, const char* doc, RequiredAttr) {
+    (*this)(name, field, doc);
   }
 };
 
@@ -146,8 +174,8 @@ std::vector<std::string> attr_names() {
   return std::move(names.names);
 }
 
-// Reads T from generic attributes: unknown names and values of the wrong kind are errors,
-// missing ones keep T's defaults, None clears an optional field; then T::validate() runs (if
+// Reads T from generic attributes: unknown names, values of the wrong kind and missing required
+// ones are errors, other missing ones keep T's defaults, None clears an optional field; then T::validate() runs (if
 // declared). Errors name `op` and the attribute.
 template <class T>
 T attrs_from(const Attrs& given, const std::string& op = "") {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/attrs/reflect.h"
 #include "kiln/ir/type.h"
 #include "kiln/runtime/attrs.h"
 #include "kiln/runtime/ndarray.h"
@@ -156,6 +157,13 @@ Expr op_expr(const std::string& op_name);
 Expr make_call(Expr callee, std::vector<Expr> args, Attrs attrs = {});
 // Call of a registered op by name: call_op("nn.relu", {x}).
 Expr call_op(const std::string& op_name, std::vector<Expr> args, Attrs attrs = {});
+// The same with the op's declared attribute struct: call_op("nn.leaky_relu", {x},
+// LeakyReluAttrs{.alpha = 0.2}).
+template <class T>
+requires requires(T& t, attrs_detail::Writer& w) { t.visit(w); }
+Expr call_op(const std::string& op_name, std::vector<Expr> args, const T& attrs) {
+  return call_op(op_name, std::move(args), attrs_to(attrs));
+}
 Expr make_tuple(std::vector<Expr> fields);
 Expr make_tuple_get_item(Expr tuple, int index);
 Function make_function(std::vector<Var> params, Expr body, Type ret_type = nullptr, Attrs attrs = {});

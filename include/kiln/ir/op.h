@@ -44,6 +44,10 @@ struct ArgSpec {
 // kiln::Error describing the mismatch (argument name, expected and found shapes).
 using TypeRelation = std::function<Type(const std::vector<Type>& arg_types, const Attrs& attrs)>;
 
+// How an op compiles: its compute, schedule and limits (kiln/op/strategy.h). The IR only
+// carries it; the op layer defines and reads it.
+struct OpStrategy;
+
 struct OpDef {
   std::string name;
   std::vector<ArgSpec> args;
@@ -54,16 +58,17 @@ struct OpDef {
   std::string kernel;  // reference kernel name; defaults to the op name
   // Results differ from call to call (random ops): never folded into constants.
   bool nondeterministic = false;
+  // Null when the op has no compute definition and runs its reference kernel when compiled.
+  std::shared_ptr<OpStrategy> strategy;
   std::string doc;
 
   // Fluent set-up, used by the op files.
   OpDef& describe(std::string text);
   OpDef& arg(std::string arg_name, bool optional = false);
   OpDef& set_variadic();
-  OpDef& attr(std::string attr_name, AttrKind kind, AttrValue default_value);
-  OpDef& required_attr(std::string attr_name, AttrKind kind);
   OpDef& set_relation(TypeRelation rel);
-  // The schema of an op whose attributes are declared as struct T (kiln/attrs/reflect.h).
+  // The attribute schema, derived from the op's declared struct T (kiln/attrs/reflect.h): the
+  // only way an op declares attributes.
   template <class T>
   OpDef& attrs();
   // A relation reading the attributes as T, decoded (and validated) once per call; its errors
@@ -87,6 +92,11 @@ struct SchemaBuilder {
   template <class F>
   void operator()(const char* name, F& field, const char* doc) {
     specs->push_back({name, attr_kind_of<F>(), attr_value_of(field), false, doc});
+  }
+  // A field marked kRequired: no default.
+  template <class F>
+  void operator()(const char* name, F&, const char* doc, RequiredAttr) {
+    specs->push_back({name, attr_kind_of<F>(), AttrValue(), true, doc});
   }
 };
 }  // namespace op_detail
@@ -118,6 +128,8 @@ class OpRegistry {
   OpDef& add(const std::string& name);  // throws if already registered
   const OpDef* find(const std::string& name) const;
   const OpDef& get(const std::string& name) const;  // throws "unknown op"
+  // For registration code adding to an op defined elsewhere; throws "unknown op".
+  OpDef& get_mutable(const std::string& name);
   std::vector<std::string> names() const;
 
  private:

@@ -12,5 +12,9 @@ namespace kiln {
 IRModule infer_types(const IRModule& mod);
 // Type of one expression; `mod` resolves calls of global functions (may be null).
 Type infer_expr_type(const Expr& e, const IRModule* mod = nullptr);
+// Types only the nodes of `e` that have no checked type yet, trusting the types already
+// there, so a graph typed node by node as it is built costs time linear in its size. Errors
+// of op calls keep their structure (node, op) without a function prefix.
+Type infer_untyped_nodes(const Expr& e);
 
 }  // namespace kiln

@@ -13,6 +13,10 @@ namespace kiln {
 // Calls fn on every node reachable from root, children before parents, each once.
 // Function bodies are entered unless enter_functions is false.
 void post_order_visit(const Expr& root, const std::function<void(const Expr&)>& fn, bool enter_functions = true);
+// The same, skipping every node for which `prune` is true together with the part of the
+// graph reachable only through it.
+void post_order_visit_pruned(const Expr& root, const std::function<bool(const Expr&)>& prune,
+                             const std::function<void(const Expr&)>& fn);
 
 // Rewrites a DAG bottom-up. Override post() to replace nodes.
 class ExprRewriter {

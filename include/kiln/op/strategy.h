@@ -1,16 +1,16 @@
-// How an op is compiled: its compute definition (a tensor expression per output) and the
-// schedule used when the op anchors a fused group. Both are registered by the op's own file
-// under src/op/, next to its type relation and reference kernel, inside the same
-// register_*_ops() function. An op without a compute runs its reference kernel in compiled
-// artifacts.
+// How an op is compiled: its compute definition (a tensor expression per output), the
+// schedule used when the op anchors a fused group, and the calls generated code cannot make
+// exact. They are part of the op's definition (OpDef::strategy), set by the op's own file
+// under src/op/ right after the op is added, in the same register_*_ops() function. An op
+// without a compute runs its reference kernel in compiled artifacts.
 #pragma once
 
 #include <functional>
-#include <map>
 #include <string>
 #include <vector>
 
 #include "kiln/attrs/reflect.h"
+#include "kiln/ir/op.h"
 #include "kiln/ir/type.h"
 #include "kiln/runtime/attrs.h"
 #include "kiln/te/schedule.h"
@@ -66,37 +66,30 @@ struct OpStrategy {
   ScheduleFn schedule;
 };
 
-class StrategyRegistry {
- public:
-  static StrategyRegistry& global();
-  // Throws if the op already has a compute.
-  void set_compute(const std::string& op, ComputeFn compute, ComputeLimit limit = {});
-  void set_schedule(const std::string& op, ScheduleFn schedule);
-  // A compute and a schedule reading the call's attributes as the declared struct T.
-  template <class T>
-  void set_compute(const std::string& op,
-                   std::function<std::vector<te::Tensor>(const ComputeInput& call, const T& attrs)> compute,
-                   ComputeLimit limit = {}) {
-    set_compute(
-        op,
-        [compute = std::move(compute), op](const ComputeInput& call) {
-          return compute(call, attrs_from<T>(call.attrs, op));
-        },
-        std::move(limit));
-  }
-  template <class T>
-  void set_schedule(const std::string& op, std::function<void(const ScheduleInput& in, const T& attrs)> schedule) {
-    set_schedule(op, [schedule = std::move(schedule), op](const ScheduleInput& in) {
-      schedule(in, attrs_from<T>(in.call.attrs, op));
-    });
-  }
-  // nullptr when the op has no compute definition.
-  const OpStrategy* find(const std::string& op) const;
-  std::vector<std::string> names() const;
-
- private:
-  std::map<std::string, OpStrategy> strategies_;
-};
+// The compute and schedule of `op` live in its definition (OpDef::strategy), set by the op's
+// own file right after the op is added. Throws if the op already has a compute.
+void set_compute(OpDef& op, ComputeFn compute, ComputeLimit limit = {});
+// A schedule needs the op's compute first.
+void set_schedule(OpDef& op, ScheduleFn schedule);
+// The same, reading the call's attributes as the op's declared struct T.
+template <class T>
+void set_compute(OpDef& op, std::function<std::vector<te::Tensor>(const ComputeInput& call, const T& attrs)> compute,
+                 ComputeLimit limit = {}) {
+  set_compute(
+      op,
+      [compute = std::move(compute), name = op.name](const ComputeInput& call) {
+        return compute(call, attrs_from<T>(call.attrs, name));
+      },
+      std::move(limit));
+}
+template <class T>
+void set_schedule(OpDef& op, std::function<void(const ScheduleInput& in, const T& attrs)> schedule) {
+  set_schedule(op, [schedule = std::move(schedule), name = op.name](const ScheduleInput& in) {
+    schedule(in, attrs_from<T>(in.call.attrs, name));
+  });
+}
+// nullptr when the op has no compute definition.
+const OpStrategy* find_strategy(const OpDef& op);
 
 // Default schedules (src/op/schedule.cc). Injective: every output's loops fused, split by the
 // vector width, outer part parallel, inner part vectorised. Reduce: the reduction computed

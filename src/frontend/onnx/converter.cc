@@ -1,6 +1,6 @@
 #include "frontend/onnx/converter.h"
 
-#include "frontend/onnx/graph_eval.h"
+#include "kiln/ir/type_infer.h"
 #include "kiln/support/error.h"
 #include "kiln/support/strings.h"
 
@@ -17,7 +17,7 @@ Expr ConvertContext::input(size_t i) const {
 
 Expr ConvertContext::optional_input(size_t i) const { return has_input(i) ? inputs_[i] : nullptr; }
 
-Type ConvertContext::type_of(const Expr& e) const { return infer_type_incrementally(e); }
+Type ConvertContext::type_of(const Expr& e) const { return infer_untyped_nodes(e); }
 
 const TensorTypeNode& ConvertContext::tensor_type_of(const Expr& e, const std::string& what) const {
   // The type stays alive in the node's cache, so the reference does too.

@@ -1,4 +1,4 @@
-// Typing and evaluating the graph while it is being built.
+// Evaluating parts of the graph while it is being built.
 #pragma once
 
 #include <optional>
@@ -7,11 +7,6 @@
 #include "kiln/ir/expr.h"
 
 namespace kiln::frontend {
-
-// The checked type of `e`, inferring only the nodes that have none yet (the rest of the
-// graph is already typed), so typing each node as it is converted stays linear overall.
-// Errors name the kiln op whose type relation rejected its arguments.
-Type infer_type_incrementally(const Expr& e);
 
 // The value of `e` computed now with the reference interpreter, when every variable it
 // reaches has a value in `known` (initializer params); nullopt when one has not or when

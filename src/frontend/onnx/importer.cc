@@ -404,7 +404,7 @@ class GraphImporter {
   // A converter may return one tuple for a node with several outputs.
   static std::vector<Expr> spread_tuple(const onnx::NodeProto& node, std::vector<Expr> outputs) {
     if (outputs.size() != 1 || node.output_size() <= 1 || !outputs[0]) return outputs;
-    const TupleTypeNode* tuple = as_tuple(infer_type_incrementally(outputs[0]));
+    const TupleTypeNode* tuple = as_tuple(infer_untyped_nodes(outputs[0]));
     if (!tuple) return outputs;
     std::vector<Expr> fields;
     for (size_t i = 0; i < tuple->fields.size(); ++i)
@@ -436,7 +436,7 @@ class GraphImporter {
         continue;
       }
       Expr value = outputs[k];
-      infer_type_incrementally(value);
+      infer_untyped_nodes(value);
       if (fold) value = fold_constant(value);
       scope_->values[name] = value;
       bound_.push_back(value);
@@ -450,7 +450,7 @@ class GraphImporter {
     std::optional<NDArray> value = evaluate_at_import(e, state_.param_values);
     if (!value) return e;
     Expr folded = make_constant(*value);
-    infer_type_incrementally(folded);
+    infer_untyped_nodes(folded);
     return folded;
   }
 
@@ -468,7 +468,7 @@ class GraphImporter {
   }
 
   OnnxModel finish(const Expr& body) {
-    infer_type_incrementally(body);
+    infer_untyped_nodes(body);
     std::unordered_set<const VarNode*> used;
     post_order_visit(body, [&](const Expr& e) {
       if (const auto* v = as<VarNode>(e)) used.insert(v);

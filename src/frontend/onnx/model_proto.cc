@@ -1,10 +1,12 @@
 #include "frontend/onnx/model_proto.h"
 
 #include <onnx/checker.h>
+#include <onnx/defs/schema.h>
 
 #include <algorithm>
 #include <climits>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "frontend/onnx/node_order.h"
@@ -40,6 +42,8 @@ onnx::ModelProto parse_model_proto(std::string_view bytes) {
 
 namespace {
 
+constexpr const char* kUncheckedPrefix = "kiln.unchecked.";
+
 bool is_external(const onnx::TensorProto& t) { return t.data_location() == onnx::TensorProto::EXTERNAL; }
 
 // The checker looks for external data files relative to the working directory; kiln reads
@@ -74,17 +78,69 @@ void check_model_on_one_line(const onnx::ModelProto& model) {
   }
 }
 
+std::string canonical(const std::string& domain) { return domain == "ai.onnx" ? "" : domain; }
+
+// The imported domains whose opset is newer than the linked checker's last one.
+std::string unchecked_domain(const std::string& domain) {
+  return kUncheckedPrefix + (canonical(domain).empty() ? std::string("ai.onnx") : domain);
+}
+
+std::set<std::string> domains_newer_than_checker(const onnx::ModelProto& model) {
+  const auto& known = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  std::set<std::string> out;
+  for (const auto& entry : model.opset_import()) {
+    auto it = known.find(canonical(entry.domain()));
+    if (it != known.end() && entry.version() > it->second.second) out.insert(canonical(entry.domain()));
+  }
+  return out;
+}
+
+void move_nodes_to_unchecked(onnx::GraphProto& graph, const std::set<std::string>& domains);
+
+void move_node_to_unchecked(onnx::NodeProto& node, const std::set<std::string>& domains) {
+  if (domains.count(canonical(node.domain()))) node.set_domain(unchecked_domain(node.domain()));
+  for (auto& attr : *node.mutable_attribute()) {
+    if (attr.has_g()) move_nodes_to_unchecked(*attr.mutable_g(), domains);
+    for (auto& g : *attr.mutable_graphs()) move_nodes_to_unchecked(g, domains);
+  }
+}
+
+void move_nodes_to_unchecked(onnx::GraphProto& graph, const std::set<std::string>& domains) {
+  for (auto& node : *graph.mutable_node()) move_node_to_unchecked(node, domains);
+}
+
+// The checker judges an operator by the newest schema it knows, which for a newer opset
+// may be the wrong version (ReduceMean-18 takes axes as an input, Split-18 has
+// num_outputs) or none at all (Mish). It skips schemas only for domains it does not know,
+// so the copy it gets moves the nodes of newer domains to a private one: the graph's
+// structure, names, order, tensors and subgraphs are still checked, and kiln's converters
+// check those operators' inputs and attributes. A newer IR version is capped likewise
+// (what it adds, float8 and 4-bit types, kiln does not convert).
+void make_checkable(onnx::ModelProto& model, const std::set<std::string>& newer) {
+  if (model.ir_version() > onnx::IR_VERSION) model.set_ir_version(onnx::IR_VERSION);
+  if (newer.empty()) return;
+  for (auto& entry : *model.mutable_opset_import())
+    if (newer.count(canonical(entry.domain()))) entry.set_domain(unchecked_domain(entry.domain()));
+  move_nodes_to_unchecked(*model.mutable_graph(), newer);
+}
+
 }  // namespace
+
+bool newer_than_checker(const onnx::ModelProto& model) {
+  return model.ir_version() > onnx::IR_VERSION || !domains_newer_than_checker(model).empty();
+}
 
 void run_onnx_checker(const onnx::ModelProto& model) {
   const auto& inits = model.graph().initializer();
   bool external = std::any_of(inits.begin(), inits.end(), is_external);
   bool sorted = nodes_sorted(model.graph());
-  if (!external && sorted) return check_model_on_one_line(model);
+  bool newer = newer_than_checker(model);
+  if (!external && sorted && !newer) return check_model_on_one_line(model);
   // The checker insists on ONNX's node order, which kiln does not need (the importer
   // orders nodes itself); it checks a sorted copy, so everything else is still checked.
   onnx::ModelProto copy = external ? without_external_data(model) : model;
   if (!sorted) sort_nodes(*copy.mutable_graph());
+  if (newer) make_checkable(copy, domains_newer_than_checker(model));
   check_model_on_one_line(copy);
 }
 

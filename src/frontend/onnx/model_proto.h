@@ -15,8 +15,13 @@ std::string read_model_bytes(const std::string& path);
 // ONNX model: unparseable (truncated or corrupt), or parsed but without a graph.
 onnx::ModelProto parse_model_proto(std::string_view bytes);
 
-// Runs onnx::checker::check_model; its complaint becomes one line of a kiln::Error.
+// Runs onnx::checker::check_model; its complaint becomes one line of a kiln::Error. A model
+// newer than the linked checker (onnx 1.12: IR version 8, opset 17) is checked without
+// the operator schemas of its newer domains (see newer_than_checker).
 void run_onnx_checker(const onnx::ModelProto& model);
+
+// Whether the model's IR version or one of its opsets is above what the linked checker knows.
+bool newer_than_checker(const onnx::ModelProto& model);
 
 // Label of a node for messages: its name, or "#<index> (<op_type> -> <first output>)".
 std::string node_label(const onnx::NodeProto& node, int index);

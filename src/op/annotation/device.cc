@@ -4,12 +4,14 @@
 // (Relay's defaults: body yes, result no). device_copy(data) moves data from src_device
 // to dst_device. Both keep their argument's type (a tensor or a tuple) and are opaque so
 // that fusion never moves computation across a device boundary. On CPU both are copies.
+#include "kiln/attrs/control.h"
 #include "op/op_util.h"
 
 namespace kiln {
 namespace {
 
-Type identity_relation(const std::vector<Type>& args, const Attrs&) {
+template <class A>
+Type identity_relation(const std::vector<Type>& args, const A&) {
   check(!args.empty() && args[0] != nullptr, "missing argument 'data'");
   return args[0];
 }
@@ -20,18 +22,15 @@ void register_annotation_device_ops(OpRegistry& registry) {
   registry.add("on_device")
       .describe("Constrains data to live on virtual_device; the identity when run.")
       .arg("data")
-      .attr("virtual_device", AttrKind::kString, "")
-      .attr("constrain_result", AttrKind::kBool, false)
-      .attr("constrain_body", AttrKind::kBool, true)
-      .set_relation(identity_relation)
+      .attrs<OnDeviceAttrs>()
+      .set_relation<OnDeviceAttrs>(identity_relation<OnDeviceAttrs>)
       .set_pattern(OpPattern::kOpaque);
 
   registry.add("device_copy")
       .describe("Copies data from src_device to dst_device.")
       .arg("data")
-      .attr("src_device", AttrKind::kString, "")
-      .attr("dst_device", AttrKind::kString, "")
-      .set_relation(identity_relation)
+      .attrs<DeviceCopyAttrs>()
+      .set_relation<DeviceCopyAttrs>(identity_relation<DeviceCopyAttrs>)
       .set_pattern(OpPattern::kOpaque);
 }
 

@@ -3,16 +3,15 @@
 // Relay (ONNX's (N, H_out, W_out, 2) grid is transposed by the converter). Semantics follow
 // ONNX GridSample (opset 16) and PyTorch: bilinear, nearest (ties to even) or bicubic
 // (A = -0.75) sampling; zeros, border or reflection padding; align_corners.
+#include "kiln/attrs/image.h"
 #include "op/nn/window_attrs.h"
 
 namespace kiln {
 
 namespace {
 
-Type grid_sample_relation(const std::vector<Type>& args, const Attrs& attrs) {
-  choice_attr(attrs, "method", {"bilinear", "nearest", "bicubic"});
-  choice_attr(attrs, "layout", {"NCHW"});
-  choice_attr(attrs, "padding_mode", {"zeros", "border", "reflection"});
+// The attributes are checked by GridSampleAttrs::validate.
+Type grid_sample_relation(const std::vector<Type>& args, const GridSampleAttrs&) {
   const TensorTypeNode& data = arg_tensor_of_rank(args, 0, "data", 4, "NCHW");
   const TensorTypeNode& grid = arg_tensor_of_rank(args, 1, "grid", 4, "N, 2, H_out, W_out");
   check_float_arg(data, "data");
@@ -31,11 +30,8 @@ void register_image_grid_sample_ops(OpRegistry& registry) {
           "and right edges (pixel centres with align_corners).")
       .arg("data")
       .arg("grid")
-      .attr("method", AttrKind::kString, "bilinear")
-      .attr("layout", AttrKind::kString, "NCHW")
-      .attr("padding_mode", AttrKind::kString, "zeros")
-      .attr("align_corners", AttrKind::kBool, false)
-      .set_relation(grid_sample_relation)
+      .attrs<GridSampleAttrs>()
+      .set_relation<GridSampleAttrs>(grid_sample_relation)
       .set_pattern(OpPattern::kInjective);
 }
 

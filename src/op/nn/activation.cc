@@ -35,29 +35,27 @@ Type prelu_relation(const std::vector<Type>& args, const PReluAttrs& attrs) {
   return args[0];
 }
 
-Type dropout_relation(const std::vector<Type>& args, const Attrs& attrs) {
+// rate is checked by DropoutAttrs::validate; inference does not use it.
+Type dropout_relation(const std::vector<Type>& args, const DropoutAttrs&) {
   arg_tensor(args, 0, "data");
-  const double rate = attrs.get_double("rate");
-  if (!(rate >= 0.0 && rate <= 1.0))
-    throw std::move(Error("attribute 'rate' out of range").expected("a rate in [0, 1]", cat(rate)));
   return tuple_type({args[0], args[0]});
 }
 
 // NaN stays NaN in relu, as std::max(x, 0) in the reference kernel gives for x = NaN; the
 // slope of leaky_relu (alpha) and prelu (alpha[channel]) scales negative values.
-void add_activation_computes() {
-  StrategyRegistry& registry = StrategyRegistry::global();
-  registry.set_compute("nn.relu", elementwise_compute([](tir::PrimExpr v, const ComputeInput&) {
-                         const tir::PrimExpr zero = tir::make_const(v.dtype(), 0);
-                         return tir::select(tir::lt(v, zero), zero, v);
-                       }));
-  registry.set_compute<LeakyReluAttrs>("nn.leaky_relu", [](const ComputeInput& call, const LeakyReluAttrs& attrs) {
-    return elementwise_compute([alpha_value = attrs.alpha](tir::PrimExpr v, const ComputeInput&) {
-      const tir::PrimExpr alpha = tir::make_const(v.dtype(), alpha_value);
-      return tir::select(tir::lt(v, tir::make_const(v.dtype(), 0)), alpha * v, v);
-    })(call);
-  });
-  registry.set_compute<PReluAttrs>("nn.prelu", [](const ComputeInput& call, const PReluAttrs& attrs) {
+void add_activation_computes(OpRegistry& registry) {
+  set_compute(registry.get_mutable("nn.relu"), elementwise_compute([](tir::PrimExpr v, const ComputeInput&) {
+                const tir::PrimExpr zero = tir::make_const(v.dtype(), 0);
+                return tir::select(tir::lt(v, zero), zero, v);
+              }));
+  set_compute<LeakyReluAttrs>(
+      registry.get_mutable("nn.leaky_relu"), [](const ComputeInput& call, const LeakyReluAttrs& attrs) {
+        return elementwise_compute([alpha_value = attrs.alpha](tir::PrimExpr v, const ComputeInput&) {
+          const tir::PrimExpr alpha = tir::make_const(v.dtype(), alpha_value);
+          return tir::select(tir::lt(v, tir::make_const(v.dtype(), 0)), alpha * v, v);
+        })(call);
+      });
+  set_compute<PReluAttrs>(registry.get_mutable("nn.prelu"), [](const ComputeInput& call, const PReluAttrs& attrs) {
     const te::Tensor x = call.args[0], alpha = call.args[1];
     return std::vector<te::Tensor>{te::compute(x.shape(), call.name, [&](const te::Indices& i) {
       const tir::PrimExpr v = x(index_exprs(i)), zero = tir::make_const(v.dtype(), 0);
@@ -69,7 +67,6 @@ void add_activation_computes() {
 }  // namespace
 
 void register_nn_activation_ops(OpRegistry& registry) {
-  add_activation_computes();
   registry.add("nn.relu")
       .describe("max(x, 0).")
       .arg("data")
@@ -94,9 +91,10 @@ void register_nn_activation_ops(OpRegistry& registry) {
   registry.add("nn.dropout")
       .describe("Inference dropout: the tuple (data, mask of ones).")
       .arg("data")
-      .attr("rate", AttrKind::kFloat, 0.5)
-      .set_relation(named_relation("nn.dropout", dropout_relation))
+      .attrs<DropoutAttrs>()
+      .set_relation<DropoutAttrs>(dropout_relation)
       .set_pattern(OpPattern::kOpaque);
+  add_activation_computes(registry);
 }
 
 }  // namespace kiln

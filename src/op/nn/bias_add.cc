@@ -1,6 +1,7 @@
 // Ops: nn.bias_add(data, bias) adds the 1-D bias along data's `axis` (default 1, the
 // channel axis of NCHW). It is a broadcast that keeps the frontend from having to reshape
 // bias into (C, 1, 1).
+#include "kiln/attrs/nn.h"
 #include "kiln/op/strategy.h"
 #include "op/compute_util.h"
 #include "op/op_util.h"
@@ -9,12 +10,12 @@
 namespace kiln {
 namespace {
 
-Type bias_add_relation(const std::vector<Type>& args, const Attrs& attrs) {
+Type bias_add_relation(const std::vector<Type>& args, const BiasAddAttrs& attrs) {
   const TensorTypeNode& data = arg_tensor(args, 0, "data");
   const TensorTypeNode& bias = arg_tensor(args, 1, "bias");
   require_dtype("data", data.dtype, DTypeClass::kNumeric);
   require_same_dtype("data", data.dtype, "bias", bias.dtype);
-  const int64_t axis = axis_attr(attrs, "axis", data.shape);
+  const int64_t axis = checked_axis(attrs.axis, "axis", data.shape);
   const int64_t channels = data.shape[static_cast<size_t>(axis)];
   const bool matches =
       bias.ndim() == 1 && (bias.shape[0] == channels || bias.shape[0] == kAnyDim || channels == kAnyDim);
@@ -25,9 +26,9 @@ Type bias_add_relation(const std::vector<Type>& args, const Attrs& attrs) {
   return args[0];
 }
 
-std::vector<te::Tensor> bias_add_compute(const ComputeInput& call) {
+std::vector<te::Tensor> bias_add_compute(const ComputeInput& call, const BiasAddAttrs& attrs) {
   const te::Tensor data = call.args[0], bias = call.args[1];
-  const int64_t axis = call.attrs.get_int("axis");
+  const int64_t axis = attrs.axis;
   return {te::compute(data.shape(), call.name,
                       [&](const te::Indices& i) { return data(index_exprs(i)) + channel_read(bias, i, axis); })};
 }
@@ -35,14 +36,14 @@ std::vector<te::Tensor> bias_add_compute(const ComputeInput& call) {
 }  // namespace
 
 void register_nn_bias_add_ops(OpRegistry& registry) {
-  StrategyRegistry::global().set_compute("nn.bias_add", bias_add_compute);
   registry.add("nn.bias_add")
       .describe("data + bias broadcast along axis; bias has shape (data.shape[axis],). Integers wrap.")
       .arg("data")
       .arg("bias")
-      .attr("axis", AttrKind::kInt, 1)
-      .set_relation(named_relation("nn.bias_add", bias_add_relation))
+      .attrs<BiasAddAttrs>()
+      .set_relation<BiasAddAttrs>(bias_add_relation)
       .set_pattern(OpPattern::kBroadcast);
+  set_compute<BiasAddAttrs>(registry.get_mutable("nn.bias_add"), bias_add_compute);
 }
 
 }  // namespace kiln

@@ -691,27 +691,27 @@ void conv2d_operands_schedule(const ScheduleInput& in, const Conv2DAttrs& attrs,
 }  // namespace nn
 
 void register_nn_conv_ops(OpRegistry& registry) {
-  StrategyRegistry& strategies = StrategyRegistry::global();
-  registry.add("nn.conv2d")
-      .describe("2-D convolution of NCHW data with OIHW weights (grouped, strided, dilated, padded).")
-      .arg("data")
-      .arg("weight")
-      .attrs<Conv2DAttrs>()
-      .set_relation<Conv2DAttrs>(conv2d_relation)
-      .set_pattern(OpPattern::kOutEWiseFusable);
-  strategies.set_compute<Conv2DAttrs>("nn.conv2d", conv2d_compute);
-  strategies.set_schedule<Conv2DAttrs>("nn.conv2d", conv2d_schedule);
+  OpDef& conv2d = registry.add("nn.conv2d")
+                      .describe("2-D convolution of NCHW data with OIHW weights (grouped, strided, dilated, padded).")
+                      .arg("data")
+                      .arg("weight")
+                      .attrs<Conv2DAttrs>()
+                      .set_relation<Conv2DAttrs>(conv2d_relation)
+                      .set_pattern(OpPattern::kOutEWiseFusable);
+  set_compute<Conv2DAttrs>(conv2d, conv2d_compute);
+  set_schedule<Conv2DAttrs>(conv2d, conv2d_schedule);
 
-  registry.add("nn.conv2d_transpose")
-      .describe(
-          "2-D transposed convolution of NCHW data with IOHW weights (in_channels, out_channels / groups, kh, kw).")
-      .arg("data")
-      .arg("weight")
-      .attrs<Conv2DTransposeAttrs>()
-      .set_relation<Conv2DTransposeAttrs>(conv2d_transpose_relation)
-      .set_pattern(OpPattern::kOutEWiseFusable);
-  strategies.set_compute<Conv2DTransposeAttrs>("nn.conv2d_transpose", conv2d_transpose_compute);
-  strategies.set_schedule("nn.conv2d_transpose", schedule_reduce);
+  OpDef& conv2d_transpose =
+      registry.add("nn.conv2d_transpose")
+          .describe(
+              "2-D transposed convolution of NCHW data with IOHW weights (in_channels, out_channels / groups, kh, kw).")
+          .arg("data")
+          .arg("weight")
+          .attrs<Conv2DTransposeAttrs>()
+          .set_relation<Conv2DTransposeAttrs>(conv2d_transpose_relation)
+          .set_pattern(OpPattern::kOutEWiseFusable);
+  set_compute<Conv2DTransposeAttrs>(conv2d_transpose, conv2d_transpose_compute);
+  set_schedule(conv2d_transpose, schedule_reduce);
 
   registry.add("nn.conv3d")
       .describe("3-D convolution of NCDHW data with OIDHW weights (grouped, strided, dilated, padded).")

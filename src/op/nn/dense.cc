@@ -6,6 +6,7 @@
 // along k (nn.dense, transposed b), the NN tile (a broadcast times rows of b) when b is
 // contiguous along n. When element-wise ops follow, the product is computed block by block
 // inside their loops. Other dtypes and vector operands are plain reductions.
+#include "kiln/attrs/nn.h"
 #include "op/nn/nn_compute.h"
 #include "op/nn/window_attrs.h"
 
@@ -21,16 +22,16 @@ void check_same_dtype(const std::vector<Type>& args, const TensorTypeNode& a, co
             .expected(std::string(dtype_name(a.dtype)), std::string(dtype_name(b.dtype))));
 }
 
-void check_units(const Attrs& attrs, int64_t n, const std::string& weight_name, const Shape& weight_shape) {
-  if (attrs.is_none("units")) return;
-  int64_t units = attrs.get_int("units");
+void check_units(const DenseAttrs& attrs, int64_t n, const std::string& weight_name, const Shape& weight_shape) {
+  if (!attrs.units) return;
+  const int64_t units = *attrs.units;
   if (n >= 0 && units != n)
     throw std::move(Error(cat("attribute 'units' disagrees with '", weight_name, "' ", shape_str(weight_shape)))
                         .expected(cat(n), cat(units)));
 }
 
 // data (..., K) x weight (N, K) -> (..., N).
-Type dense_relation(const std::vector<Type>& args, const Attrs& attrs) {
+Type dense_relation(const std::vector<Type>& args, const DenseAttrs& attrs) {
   const TensorTypeNode& data = arg_tensor(args, 0, "data");
   const TensorTypeNode& weight = arg_tensor_of_rank(args, 1, "weight", 2, "units, K");
   check_numeric_arg(data, "data");
@@ -43,7 +44,7 @@ Type dense_relation(const std::vector<Type>& args, const Attrs& attrs) {
   check_units(attrs, weight.shape[0], "weight", weight.shape);
   Shape out = data.shape;
   out.back() = weight.shape[0];
-  return tensor_type(out, out_dtype_attr(attrs, data.dtype));
+  return tensor_type(out, out_dtype_of(attrs.out_dtype, data.dtype));
 }
 
 // The batch dims and matrix extents of one matmul operand.
@@ -71,7 +72,7 @@ Shape broadcast_batch(const MatmulOperand& a, const std::string& a_name, const S
 
 // Numpy matmul with optional transposes of the last two axes; a 1-D operand is a vector
 // (its axis is dropped from the result, as numpy does).
-Type matmul_relation(const std::vector<Type>& args, const Attrs& attrs) {
+Type matmul_relation(const std::vector<Type>& args, const MatmulAttrs& attrs) {
   const TensorTypeNode& a = arg_tensor(args, 0, "tensor_a");
   const TensorTypeNode& b = arg_tensor(args, 1, "tensor_b");
   check_numeric_arg(a, "tensor_a");
@@ -81,32 +82,29 @@ Type matmul_relation(const std::vector<Type>& args, const Attrs& attrs) {
       throw std::move(
           Error(cat("argument '", name, "' must have at least 1 dimension")).expected("a vector or matrix", "()"));
   // A vector a is a row (1, K); a vector b is a column (K, 1).
-  MatmulOperand ma =
-      a.ndim() == 1 ? MatmulOperand{{}, 1, a.shape[0]} : matmul_operand(a, attrs.get_bool("transpose_a"));
-  MatmulOperand mb =
-      b.ndim() == 1 ? MatmulOperand{{}, b.shape[0], 1} : matmul_operand(b, attrs.get_bool("transpose_b"));
+  MatmulOperand ma = a.ndim() == 1 ? MatmulOperand{{}, 1, a.shape[0]} : matmul_operand(a, attrs.transpose_a);
+  MatmulOperand mb = b.ndim() == 1 ? MatmulOperand{{}, b.shape[0], 1} : matmul_operand(b, attrs.transpose_b);
   check_same_extent(ma.cols, mb.rows, "reduction extents", "tensor_a", a.shape, "tensor_b", b.shape);
   Shape out = broadcast_batch(ma, "tensor_a", a.shape, mb, "tensor_b", b.shape);
   if (a.ndim() > 1) out.push_back(ma.rows);
   if (b.ndim() > 1) out.push_back(mb.cols);
   check_units(attrs, b.ndim() > 1 ? mb.cols : kAnyDim, "tensor_b", b.shape);
-  return tensor_type(out, out_dtype_attr(attrs, a.dtype));
+  return tensor_type(out, out_dtype_of(attrs.out_dtype, a.dtype));
 }
 
 // x (B, M, K) x y (B, N, K) -> (B, M, N) with Relay's defaults (y transposed); a batch of 1 broadcasts.
-Type batch_matmul_relation(const std::vector<Type>& args, const Attrs& attrs) {
+Type batch_matmul_relation(const std::vector<Type>& args, const BatchMatmulAttrs& attrs) {
   const TensorTypeNode& x = arg_tensor_of_rank(args, 0, "x", 3, "batch, M, K");
-  const TensorTypeNode& y =
-      arg_tensor_of_rank(args, 1, "y", 3, attrs.get_bool("transpose_b") ? "batch, N, K" : "batch, K, N");
+  const TensorTypeNode& y = arg_tensor_of_rank(args, 1, "y", 3, attrs.transpose_b ? "batch, N, K" : "batch, K, N");
   check_numeric_arg(x, "x");
   check_same_dtype(args, x, "x", y, "y");
-  MatmulOperand mx = matmul_operand(x, attrs.get_bool("transpose_a"));
-  MatmulOperand my = matmul_operand(y, attrs.get_bool("transpose_b"));
+  MatmulOperand mx = matmul_operand(x, attrs.transpose_a);
+  MatmulOperand my = matmul_operand(y, attrs.transpose_b);
   check_same_extent(mx.cols, my.rows, "reduction extents", "x", x.shape, "y", y.shape);
   Shape out = broadcast_batch(mx, "x", x.shape, my, "y", y.shape);
   out.push_back(mx.rows);
   out.push_back(my.cols);
-  return tensor_type(out, out_dtype_attr(attrs, x.dtype));
+  return tensor_type(out, out_dtype_of(attrs.out_dtype, x.dtype));
 }
 
 // ----- computes and schedules -----
@@ -160,8 +158,6 @@ std::vector<PrimExpr> operand_indices(const Operand& op, const std::vector<PrimE
 }
 
 Product product_of(const ComputeInput& call) {
-  const std::string& op = call.name;
-  (void)op;
   Product p;
   const TensorTypeNode& out = expect_tensor(call.out_type, "output");
   p.dtype = call.args.at(0).dtype();
@@ -169,7 +165,7 @@ Product product_of(const ComputeInput& call) {
   return p;
 }
 
-Product dense_product(const ComputeInput& call) {
+Product dense_product(const ComputeInput& call, const DenseAttrs&) {
   Product p = product_of(call);
   const te::Tensor& x = call.args.at(0);
   const te::Tensor& w = call.args.at(1);
@@ -186,11 +182,11 @@ Product dense_product(const ComputeInput& call) {
   return p;
 }
 
-Product matmul_product(const ComputeInput& call, bool batch_matmul) {
+// nn.matmul and nn.batch_matmul: the same product, batch_matmul's operands always matrices.
+Product matmul_product(const ComputeInput& call, bool ta, bool tb) {
   Product p = product_of(call);
   const te::Tensor& a = call.args.at(0);
   const te::Tensor& b = call.args.at(1);
-  bool ta = call.attrs.get_bool("transpose_a"), tb = call.attrs.get_bool("transpose_b");
   const TensorTypeNode& out = expect_tensor(call.out_type, "output");
   const size_t matrix_dims = (a.ndim() > 1 ? 1 : 0) + (b.ndim() > 1 ? 1 : 0);
   p.batch.assign(out.shape.begin(), out.shape.end() - static_cast<std::ptrdiff_t>(matrix_dims));
@@ -209,7 +205,6 @@ Product matmul_product(const ComputeInput& call, bool batch_matmul) {
     p.b = matrix_operand(b, !tb, p.batch);
     p.n = b.shape()[b.ndim() - (tb ? 2 : 1)];
   }
-  (void)batch_matmul;
   return p;
 }
 
@@ -409,11 +404,12 @@ void product_schedule(const Product& p, const ScheduleInput& in) {
   tile_product(core_stage, p, plan, columns_outer);
 }
 
-void register_product_strategy(const std::string& op, std::function<Product(const ComputeInput&)> product) {
-  StrategyRegistry::global().set_compute(
-      op, [product](const ComputeInput& call) { return product_compute(product(call), call); });
-  StrategyRegistry::global().set_schedule(
-      op, [product](const ScheduleInput& in) { product_schedule(product(in.call), in); });
+template <class T>
+void register_product_strategy(OpDef& op, std::function<Product(const ComputeInput&, const T&)> product) {
+  set_compute<T>(
+      op, [product](const ComputeInput& call, const T& attrs) { return product_compute(product(call, attrs), call); });
+  set_schedule<T>(
+      op, [product](const ScheduleInput& in, const T& attrs) { product_schedule(product(in.call, attrs), in); });
 }
 
 }  // namespace
@@ -423,35 +419,35 @@ void register_nn_dense_ops(OpRegistry& registry) {
       .describe("Fully connected layer: data (..., K) times the transpose of weight (units, K).")
       .arg("data")
       .arg("weight")
-      .attr("units", AttrKind::kInt, AttrValue())
-      .attr("out_dtype", AttrKind::kString, "")
-      .set_relation(dense_relation)
+      .attrs<DenseAttrs>()
+      .set_relation<DenseAttrs>(dense_relation)
       .set_pattern(OpPattern::kOutEWiseFusable);
 
   registry.add("nn.matmul")
       .describe("Matrix product of the last two axes with numpy batch broadcasting and optional transposes.")
       .arg("tensor_a")
       .arg("tensor_b")
-      .attr("units", AttrKind::kInt, AttrValue())
-      .attr("out_dtype", AttrKind::kString, "")
-      .attr("transpose_a", AttrKind::kBool, false)
-      .attr("transpose_b", AttrKind::kBool, false)
-      .set_relation(matmul_relation)
+      .attrs<MatmulAttrs>()
+      .set_relation<MatmulAttrs>(matmul_relation)
       .set_pattern(OpPattern::kOutEWiseFusable);
 
   registry.add("nn.batch_matmul")
       .describe("Batched matrix product of x (B, M, K) and y (B, N, K) (y transposed by default, as Relay).")
       .arg("x")
       .arg("y")
-      .attr("out_dtype", AttrKind::kString, "")
-      .attr("transpose_a", AttrKind::kBool, false)
-      .attr("transpose_b", AttrKind::kBool, true)
-      .set_relation(batch_matmul_relation)
+      .attrs<BatchMatmulAttrs>()
+      .set_relation<BatchMatmulAttrs>(batch_matmul_relation)
       .set_pattern(OpPattern::kOutEWiseFusable);
 
-  register_product_strategy("nn.dense", dense_product);
-  register_product_strategy("nn.matmul", [](const ComputeInput& call) { return matmul_product(call, false); });
-  register_product_strategy("nn.batch_matmul", [](const ComputeInput& call) { return matmul_product(call, true); });
+  register_product_strategy<DenseAttrs>(registry.get_mutable("nn.dense"), dense_product);
+  register_product_strategy<MatmulAttrs>(registry.get_mutable("nn.matmul"),
+                                         [](const ComputeInput& call, const MatmulAttrs& attrs) {
+                                           return matmul_product(call, attrs.transpose_a, attrs.transpose_b);
+                                         });
+  register_product_strategy<BatchMatmulAttrs>(registry.get_mutable("nn.batch_matmul"),
+                                              [](const ComputeInput& call, const BatchMatmulAttrs& attrs) {
+                                                return matmul_product(call, attrs.transpose_a, attrs.transpose_b);
+                                              });
 }
 
 }  // namespace kiln

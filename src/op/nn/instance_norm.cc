@@ -2,6 +2,7 @@
 // Relay's instance normalisation: every (batch, channel) slice of 'data' is normalised by its
 // own mean and variance over the remaining axes, then scaled by gamma[channel] and shifted by
 // beta[channel]. The channel axis is 'axis' (1 for NCHW-like data); axis 0 is the batch.
+#include "kiln/attrs/nn.h"
 #include "op/nn/window_attrs.h"
 
 namespace kiln {
@@ -21,20 +22,17 @@ void check_channel_param(const std::vector<Type>& args, size_t i, const std::str
             .expected(shape_str({channels}), shape_str(p.shape)));
 }
 
-Type instance_norm_relation(const std::vector<Type>& args, const Attrs& attrs) {
+// epsilon is checked by NormAttrs::validate.
+Type instance_norm_relation(const std::vector<Type>& args, const InstanceNormAttrs& attrs) {
   const TensorTypeNode& data = arg_tensor(args, 0, "data");
   check_float_arg(data, "data");
   if (data.ndim() < 2)
     throw std::move(Error("argument 'data' must have a batch and a channel axis")
                         .expected("(N, C, d1 ... dk)", shape_str(data.shape)));
-  int64_t axis =
-      normalize_axis(attrs.get_int("axis"), data.ndim(), cat("attribute 'axis' of 'data' ", shape_str(data.shape)));
+  int64_t axis = normalize_axis(attrs.axis, data.ndim(), cat("attribute 'axis' of 'data' ", shape_str(data.shape)));
   if (axis == 0)
     throw std::move(
         Error("attribute 'axis' names the batch axis 0; it must name the channel axis").expected("1 ... ndim-1", "0"));
-  if (attrs.get_double("epsilon") < 0)
-    throw std::move(
-        Error("attribute 'epsilon' must not be negative").expected(">= 0", attrs.get("epsilon").to_string()));
   check_channel_param(args, 1, "gamma", data, axis);
   check_channel_param(args, 2, "beta", data, axis);
   return args[0];
@@ -50,11 +48,8 @@ void register_nn_instance_norm_ops(OpRegistry& registry) {
       .arg("data")
       .arg("gamma")
       .arg("beta")
-      .attr("axis", AttrKind::kInt, int64_t{1})
-      .attr("epsilon", AttrKind::kFloat, 1e-5)
-      .attr("center", AttrKind::kBool, true)
-      .attr("scale", AttrKind::kBool, true)
-      .set_relation(instance_norm_relation)
+      .attrs<InstanceNormAttrs>()
+      .set_relation<InstanceNormAttrs>(instance_norm_relation)
       .set_pattern(OpPattern::kOpaque);
 }
 

@@ -4,6 +4,7 @@
 // means all ones). Element loss = -weights[t] * predictions[n, t, d...], or 0 where
 // t == ignore_index. 'reduction' "none" keeps the targets' shape; "sum" and "mean" give a
 // scalar, "mean" dividing by the sum of the weights of the targets not ignored.
+#include "kiln/attrs/nn.h"
 #include "op/nn/window_attrs.h"
 
 namespace kiln {
@@ -24,7 +25,8 @@ void check_targets_shape(const TensorTypeNode& predictions, const TensorTypeNode
                       .expected(shape_str(expected), shape_str(targets.shape)));
 }
 
-Type nll_loss_relation(const std::vector<Type>& args, const Attrs& attrs) {
+// reduction is checked by NllLossAttrs::validate.
+Type nll_loss_relation(const std::vector<Type>& args, const NllLossAttrs& attrs) {
   const TensorTypeNode& predictions = arg_tensor(args, 0, "predictions");
   check_float_arg(predictions, "predictions");
   if (predictions.ndim() < 2)
@@ -47,8 +49,7 @@ Type nll_loss_relation(const std::vector<Type>& args, const Attrs& attrs) {
           Error(cat("argument 'weights' must have one value per class of 'predictions' ", shape_str(predictions.shape)))
               .expected(shape_str({classes}), shape_str(weights.shape)));
   }
-  const std::string& reduction = choice_attr(attrs, "reduction", {"none", "sum", "mean"});
-  if (reduction == "none") return tensor_type(targets.shape, predictions.dtype);
+  if (attrs.reduction == "none") return tensor_type(targets.shape, predictions.dtype);
   return tensor_type({}, predictions.dtype);
 }
 
@@ -63,9 +64,8 @@ void register_nn_loss_ops(OpRegistry& registry) {
       .arg("predictions")
       .arg("targets")
       .arg("weights", /*optional=*/true)
-      .attr("reduction", AttrKind::kString, "mean")
-      .attr("ignore_index", AttrKind::kInt, int64_t{-100})
-      .set_relation(nll_loss_relation)
+      .attrs<NllLossAttrs>()
+      .set_relation<NllLossAttrs>(nll_loss_relation)
       .set_pattern(OpPattern::kOpaque);
 }
 

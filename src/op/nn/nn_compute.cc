@@ -1,12 +1,11 @@
 #include "op/nn/nn_compute.h"
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
 #include <unordered_set>
 
 #include "kiln/support/error.h"
 #include "kiln/support/strings.h"
+#include "op/compute_util.h"
 
 namespace kiln::nn {
 
@@ -15,23 +14,9 @@ using tir::PrimExpr;
 DType accumulate_dtype(DType dtype) { return dtype == DType::kFloat32 ? DType::kFloat32 : DType::kFloat64; }
 
 PrimExpr to_out_dtype(const PrimExpr& value, DType out) {
-  if (value.dtype() == out) return value;
-  if (is_float(out) || !is_float(value.dtype())) return tir::cast(out, value);
-  if (out == DType::kBool) return tir::cast(out, value);
-  double lo = 0, hi = 0;
-  dispatch_dtype(out, [&](auto zero) {
-    using T = decltype(zero);
-    if constexpr (std::is_integral_v<T>) {
-      lo = static_cast<double>(std::numeric_limits<T>::lowest());
-      hi = static_cast<double>(std::numeric_limits<T>::max());
-    }
-  });
-  DType f = value.dtype();
-  PrimExpr r = tir::call("round", {value});
-  PrimExpr saturated =
-      tir::select(tir::le(r, tir::make_const(f, lo)), tir::make_const(out, lo),
-                  tir::select(tir::ge(r, tir::make_const(f, hi)), tir::make_const(out, hi), tir::cast(out, r)));
-  return tir::select(tir::ne(value, value), tir::make_const(out, 0), saturated);
+  // OutView rounds to nearest before saturating.
+  const bool rounds = is_float(value.dtype()) && is_int(out);
+  return saturating_cast(rounds ? tir::call("round", {value}) : value, out);
 }
 
 namespace {

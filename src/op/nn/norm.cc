@@ -1,6 +1,7 @@
 // Ops: nn.batch_norm, nn.layer_norm.
 // batch_norm has inference semantics (the moving statistics normalise the data) and, like
 // Relay, returns (out, mean, var) where mean and var are the moving statistics.
+#include "kiln/attrs/nn.h"
 #include "kiln/op/strategy.h"
 #include "op/compute_util.h"
 #include "op/nn/window_attrs.h"
@@ -21,17 +22,15 @@ const TensorTypeNode& channel_param(const std::vector<Type>& args, size_t i, con
   return p;
 }
 
-const TensorTypeNode& normalised_data(const std::vector<Type>& args, const Attrs& attrs, int64_t* axis) {
+// epsilon is checked by NormAttrs::validate.
+const TensorTypeNode& normalised_data(const std::vector<Type>& args, const NormAttrs& attrs, int64_t* axis) {
   const TensorTypeNode& data = arg_tensor(args, 0, "data");
   check_float_arg(data, "data");
-  *axis = normalize_axis(attrs.get_int("axis"), data.ndim(), cat("attribute 'axis' of 'data' ", shape_str(data.shape)));
-  if (attrs.get_double("epsilon") < 0)
-    throw std::move(
-        Error("attribute 'epsilon' must not be negative").expected(">= 0", attrs.get("epsilon").to_string()));
+  *axis = normalize_axis(attrs.axis, data.ndim(), cat("attribute 'axis' of 'data' ", shape_str(data.shape)));
   return data;
 }
 
-Type batch_norm_relation(const std::vector<Type>& args, const Attrs& attrs) {
+Type batch_norm_relation(const std::vector<Type>& args, const BatchNormAttrs& attrs) {
   int64_t axis;
   const TensorTypeNode& data = normalised_data(args, attrs, &axis);
   channel_param(args, 1, "gamma", data, axis);
@@ -41,7 +40,7 @@ Type batch_norm_relation(const std::vector<Type>& args, const Attrs& attrs) {
   return tuple_type({args[0], args[3], args[4]});
 }
 
-Type layer_norm_relation(const std::vector<Type>& args, const Attrs& attrs) {
+Type layer_norm_relation(const std::vector<Type>& args, const LayerNormAttrs& attrs) {
   int64_t axis;
   const TensorTypeNode& data = normalised_data(args, attrs, &axis);
   channel_param(args, 1, "gamma", data, axis);
@@ -49,18 +48,11 @@ Type layer_norm_relation(const std::vector<Type>& args, const Attrs& attrs) {
   return args[0];
 }
 
-OpDef& add_norm_attrs(OpDef& def, int64_t axis) {
-  return def.attr("axis", AttrKind::kInt, axis)
-      .attr("epsilon", AttrKind::kFloat, 1e-5)
-      .attr("center", AttrKind::kBool, true)
-      .attr("scale", AttrKind::kBool, true);
-}
-
 // As the reference kernel: two passes (the mean, then the mean of squared deviations), then
 // (x - mean) * (1 / sqrt(var + epsilon)) * gamma + beta.
-std::vector<te::Tensor> layer_norm_compute(const ComputeInput& call) {
+std::vector<te::Tensor> layer_norm_compute(const ComputeInput& call, const LayerNormAttrs& attrs) {
   const te::Tensor x = call.args[0], gamma = call.args[1], beta = call.args[2];
-  const size_t axis = static_cast<size_t>(normalize_axis(call.attrs.get_int("axis"), x.ndim()));
+  const size_t axis = static_cast<size_t>(normalize_axis(attrs.axis, x.ndim()));
   const int64_t extent = x.shape()[axis];
   std::vector<int64_t> row_shape = x.shape();
   row_shape[axis] = 1;
@@ -74,8 +66,8 @@ std::vector<te::Tensor> layer_norm_compute(const ComputeInput& call) {
     const tir::PrimExpr d = x(at_axis(i, axis, j)) - row_mean(i);
     return te::sum(d * d, {j});
   });
-  const tir::PrimExpr epsilon = tir::make_const(dtype, call.attrs.get_double("epsilon"));
-  const bool scale = call.attrs.get_bool("scale"), center = call.attrs.get_bool("center");
+  const tir::PrimExpr epsilon = tir::make_const(dtype, attrs.epsilon);
+  const bool scale = attrs.scale, center = attrs.center;
   return {te::compute(x.shape(), call.name, [&](const te::Indices& i) {
     const tir::PrimExpr v = var(at_axis(i, axis, tir::int_imm(0)));
     const tir::PrimExpr rstd = tir::make_const(dtype, 1) / tir::call("sqrt", {v * inv_extent + epsilon});
@@ -89,29 +81,31 @@ std::vector<te::Tensor> layer_norm_compute(const ComputeInput& call) {
 }  // namespace
 
 void register_nn_norm_ops(OpRegistry& registry) {
-  StrategyRegistry::global().set_compute("nn.layer_norm", layer_norm_compute);
-  add_norm_attrs(registry.add("nn.batch_norm")
-                     .describe("Batch normalisation with the moving statistics: "
-                               "(data - moving_mean) / sqrt(moving_var + epsilon) * gamma + beta along 'axis'. "
-                               "Returns (out, moving_mean, moving_var).")
-                     .arg("data")
-                     .arg("gamma")
-                     .arg("beta")
-                     .arg("moving_mean")
-                     .arg("moving_var"),
-                 1)
-      .set_relation(batch_norm_relation)
+  registry.add("nn.batch_norm")
+      .describe(
+          "Batch normalisation with the moving statistics: "
+          "(data - moving_mean) / sqrt(moving_var + epsilon) * gamma + beta along 'axis'. "
+          "Returns (out, moving_mean, moving_var).")
+      .arg("data")
+      .arg("gamma")
+      .arg("beta")
+      .arg("moving_mean")
+      .arg("moving_var")
+      .attrs<BatchNormAttrs>()
+      .set_relation<BatchNormAttrs>(batch_norm_relation)
       .set_pattern(OpPattern::kOpaque);
 
-  add_norm_attrs(registry.add("nn.layer_norm")
-                     .describe("Normalises 'data' by its mean and variance along 'axis', "
-                               "then scales by gamma and shifts by beta (both of that axis' extent).")
-                     .arg("data")
-                     .arg("gamma")
-                     .arg("beta"),
-                 -1)
-      .set_relation(layer_norm_relation)
+  registry.add("nn.layer_norm")
+      .describe(
+          "Normalises 'data' by its mean and variance along 'axis', "
+          "then scales by gamma and shifts by beta (both of that axis' extent).")
+      .arg("data")
+      .arg("gamma")
+      .arg("beta")
+      .attrs<LayerNormAttrs>()
+      .set_relation<LayerNormAttrs>(layer_norm_relation)
       .set_pattern(OpPattern::kOpaque);
+  set_compute<LayerNormAttrs>(registry.get_mutable("nn.layer_norm"), layer_norm_compute);
 }
 
 }  // namespace kiln

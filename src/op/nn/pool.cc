@@ -67,7 +67,7 @@ Type max_pool2d_with_argmax_relation(const std::vector<Type>& args, const MaxPoo
   return tuple_type({pooled, tensor_type(as_tensor(pooled)->shape, DType::kInt64)});
 }
 
-Type max_unpool_relation(const std::vector<Type>& args, const Attrs& attrs) {
+Type max_unpool_relation(const std::vector<Type>& args, const MaxUnpoolAttrs& attrs) {
   const TensorTypeNode& data = arg_tensor(args, 0, "data");
   const TensorTypeNode& indices = arg_tensor(args, 1, "indices");
   if (!is_int(indices.dtype))
@@ -79,19 +79,11 @@ Type max_unpool_relation(const std::vector<Type>& args, const Attrs& attrs) {
             .expected(shape_str(data.shape), shape_str(indices.shape)));
   for (int64_t i = 0; i < data.ndim(); ++i)
     check_same_extent(data.shape[i], indices.shape[i], cat("axis ", i), "data", data.shape, "indices", indices.shape);
-  std::vector<int64_t> output_shape = attrs.get_ints("output_shape");
-  if (static_cast<int64_t>(output_shape.size()) != data.ndim())
+  if (static_cast<int64_t>(attrs.output_shape.size()) != data.ndim())
     throw std::move(
         Error(cat("attribute 'output_shape' must have one extent per axis of 'data' ", shape_str(data.shape)))
-            .expected(cat(data.ndim(), " values"), shape_str(output_shape)));
-  for (int64_t e : output_shape)
-    if (e < 0)
-      throw std::move(
-          Error("attribute 'output_shape' must not be negative").expected("extents >= 0", shape_str(output_shape)));
-  if (!attrs.is_none("index_shape") && attrs.get_ints("index_shape").size() != output_shape.size())
-    throw std::move(Error("attribute 'index_shape' must have the rank of 'output_shape'")
-                        .expected(cat(output_shape.size(), " values"), attrs.get("index_shape").to_string()));
-  return tensor_type(output_shape, data.dtype);
+            .expected(cat(data.ndim(), " values"), shape_str(attrs.output_shape)));
+  return tensor_type(attrs.output_shape, data.dtype);
 }
 
 template <class T>
@@ -420,25 +412,24 @@ std::vector<te::Tensor> global_pool_compute(const ComputeInput& call, const Glob
 }
 
 template <class T>
-void set_pool_schedule(StrategyRegistry& r, const std::string& op) {
-  r.template set_schedule<T>(
-      op, [](const ScheduleInput& in, const T& attrs) { pool_schedule(in, pool_shape_of(in.call, attrs)); });
+void set_pool_schedule(OpDef& op) {
+  set_schedule<T>(op,
+                  [](const ScheduleInput& in, const T& attrs) { pool_schedule(in, pool_shape_of(in.call, attrs)); });
 }
 
-void register_pool_strategies() {
-  StrategyRegistry& r = StrategyRegistry::global();
-  r.set_compute<Pool2DAttrs>("nn.max_pool2d", max_pool_compute);
-  r.set_compute<AvgPool2DAttrs>("nn.avg_pool2d", avg_pool_compute);
-  r.set_compute<GlobalPool2DAttrs>("nn.global_max_pool2d", [](const ComputeInput& call, const GlobalPool2DAttrs& a) {
-    return global_pool_compute(call, a, true);
-  });
-  r.set_compute<GlobalPool2DAttrs>("nn.global_avg_pool2d", [](const ComputeInput& call, const GlobalPool2DAttrs& a) {
-    return global_pool_compute(call, a, false);
-  });
-  set_pool_schedule<Pool2DAttrs>(r, "nn.max_pool2d");
-  set_pool_schedule<AvgPool2DAttrs>(r, "nn.avg_pool2d");
-  set_pool_schedule<GlobalPool2DAttrs>(r, "nn.global_max_pool2d");
-  set_pool_schedule<GlobalPool2DAttrs>(r, "nn.global_avg_pool2d");
+void register_pool_strategies(OpRegistry& r) {
+  set_compute<Pool2DAttrs>(r.get_mutable("nn.max_pool2d"), max_pool_compute);
+  set_compute<AvgPool2DAttrs>(r.get_mutable("nn.avg_pool2d"), avg_pool_compute);
+  set_compute<GlobalPool2DAttrs>(
+      r.get_mutable("nn.global_max_pool2d"),
+      [](const ComputeInput& call, const GlobalPool2DAttrs& a) { return global_pool_compute(call, a, true); });
+  set_compute<GlobalPool2DAttrs>(
+      r.get_mutable("nn.global_avg_pool2d"),
+      [](const ComputeInput& call, const GlobalPool2DAttrs& a) { return global_pool_compute(call, a, false); });
+  set_pool_schedule<Pool2DAttrs>(r.get_mutable("nn.max_pool2d"));
+  set_pool_schedule<AvgPool2DAttrs>(r.get_mutable("nn.avg_pool2d"));
+  set_pool_schedule<GlobalPool2DAttrs>(r.get_mutable("nn.global_max_pool2d"));
+  set_pool_schedule<GlobalPool2DAttrs>(r.get_mutable("nn.global_avg_pool2d"));
 }
 
 }  // namespace
@@ -466,15 +457,14 @@ void register_nn_pool_ops(OpRegistry& registry) {
           "multi-index of the output.")
       .arg("data")
       .arg("indices")
-      .required_attr("output_shape", AttrKind::kInts)
-      .attr("index_shape", AttrKind::kInts, AttrValue())
-      .set_relation(max_unpool_relation)
+      .attrs<MaxUnpoolAttrs>()
+      .set_relation<MaxUnpoolAttrs>(max_unpool_relation)
       .set_pattern(OpPattern::kOpaque);
   add_pool<GlobalPool2DAttrs>(registry, "nn.global_avg_pool2d", "Mean over the spatial axes, kept as 1 x 1.",
                               global_pool2d_relation);
   add_pool<GlobalPool2DAttrs>(registry, "nn.global_max_pool2d", "Maximum over the spatial axes, kept as 1 x 1.",
                               global_pool2d_relation);
-  register_pool_strategies();
+  register_pool_strategies(registry);
 }
 
 }  // namespace kiln

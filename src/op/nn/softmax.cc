@@ -52,20 +52,20 @@ std::function<std::vector<te::Tensor>(const ComputeInput&, const SoftmaxAttrs&)>
 }  // namespace
 
 void register_nn_softmax_ops(OpRegistry& registry) {
-  StrategyRegistry::global().set_compute<SoftmaxAttrs>("nn.softmax", softmax_compute(false));
-  StrategyRegistry::global().set_compute<SoftmaxAttrs>("nn.log_softmax", softmax_compute(true));
-  registry.add("nn.softmax")
-      .describe("exp(x - max) / sum(exp(x - max)) along 'axis'.")
-      .arg("data")
-      .attrs<SoftmaxAttrs>()
-      .set_relation<SoftmaxAttrs>(softmax_relation)
-      .set_pattern(OpPattern::kOpaque);
-  registry.add("nn.log_softmax")
-      .describe("x - max - log(sum(exp(x - max))) along 'axis'.")
-      .arg("data")
-      .attrs<SoftmaxAttrs>()
-      .set_relation<SoftmaxAttrs>(softmax_relation)
-      .set_pattern(OpPattern::kOpaque);
+  OpDef& softmax = registry.add("nn.softmax")
+                       .describe("exp(x - max) / sum(exp(x - max)) along 'axis'.")
+                       .arg("data")
+                       .attrs<SoftmaxAttrs>()
+                       .set_relation<SoftmaxAttrs>(softmax_relation)
+                       .set_pattern(OpPattern::kOpaque);
+  set_compute<SoftmaxAttrs>(softmax, softmax_compute(false));
+  OpDef& log_softmax = registry.add("nn.log_softmax")
+                           .describe("x - max - log(sum(exp(x - max))) along 'axis'.")
+                           .arg("data")
+                           .attrs<SoftmaxAttrs>()
+                           .set_relation<SoftmaxAttrs>(softmax_relation)
+                           .set_pattern(OpPattern::kOpaque);
+  set_compute<SoftmaxAttrs>(log_softmax, softmax_compute(true));
 }
 
 }  // namespace kiln

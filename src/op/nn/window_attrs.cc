@@ -1,39 +1,16 @@
 #include "op/nn/window_attrs.h"
 
-namespace kiln {
+#include "kiln/attrs/dtype_attr.h"
 
-Pair2D pair_attr(const Attrs& attrs, const std::string& name, int64_t minimum) {
-  std::vector<int64_t> v = attrs.get_ints(name);
-  check_spatial(name, v, 2, minimum);
-  return pair_2d(v);
-}
+namespace kiln {
 
 Layout2D layout_2d(const std::string& layout) {
   auto pos = [&](char axis) { return static_cast<int>(layout.find(axis)); };
   return {pos('N'), pos('C'), pos('H'), pos('W')};
 }
 
-Layout2D layout_attr(const Attrs& attrs, const std::string& name, std::initializer_list<std::string_view> supported) {
-  return layout_2d(choice_attr(attrs, name, supported));
-}
-
-const std::string& choice_attr(const Attrs& attrs, const std::string& name,
-                               std::initializer_list<std::string_view> allowed) {
-  const std::string& value = attrs.get_string(name);
-  check_choice(name, value, allowed);
-  return value;
-}
-
-DType out_dtype_attr(const Attrs& attrs, DType fallback) {
-  return out_dtype_of(attrs.get_string("out_dtype"), fallback);
-}
-
 DType out_dtype_of(const std::string& out_dtype, DType fallback) {
-  if (out_dtype.empty()) return fallback;
-  DType t;
-  if (!try_parse_dtype(out_dtype, &t))
-    throw std::move(Error("attribute 'out_dtype' is not a dtype").expected("a dtype such as \"float32\"", out_dtype));
-  return t;
+  return dtype_attr_or("out_dtype", out_dtype, fallback);
 }
 
 const TensorTypeNode& arg_tensor_of_rank(const std::vector<Type>& args, size_t i, const std::string& arg_name,

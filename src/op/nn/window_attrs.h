@@ -1,6 +1,6 @@
-// Attribute helpers shared by the nn and image op definitions: Relay's ways of writing
-// 2-D strides, paddings and layouts, read once and checked with messages that name the
-// attribute and the value found.
+// Helpers shared by the type relations of the nn, image and vision ops: axis positions of a
+// layout, the declared out_dtype, and argument checks whose messages name the argument and the
+// shape or dtype found. Attributes themselves are decoded by their declarations (kiln/attrs).
 #pragma once
 
 #include <initializer_list>
@@ -18,19 +18,9 @@ struct Layout2D {
   int n, c, h, w;
 };
 
-// For ops whose attributes are not declared yet (kiln/attrs/reflect.h): the checks and
-// decoders of kiln/attrs/window.h applied to a generic attribute.
-// An attribute given as [v] or [vh, vw]; each value must be at least `minimum`.
-Pair2D pair_attr(const Attrs& attrs, const std::string& name, int64_t minimum);
-// Parses a layout attribute into axis positions; only the layouts listed are accepted.
-Layout2D layout_attr(const Attrs& attrs, const std::string& name, std::initializer_list<std::string_view> supported);
 // Axis positions of a 4-letter layout already checked to hold N, C, H and W.
 Layout2D layout_2d(const std::string& layout);
-// Checks that a string attribute holds one of the allowed values and returns it.
-const std::string& choice_attr(const Attrs& attrs, const std::string& name,
-                               std::initializer_list<std::string_view> allowed);
-// The 'out_dtype' attribute, where "" means `fallback` (the data's dtype).
-DType out_dtype_attr(const Attrs& attrs, DType fallback);
+// A declared 'out_dtype' attribute, where "" means `fallback` (the data's dtype).
 DType out_dtype_of(const std::string& out_dtype, DType fallback);
 // The tensor type of argument i, which must have `rank` dimensions (`layout` explains them).
 const TensorTypeNode& arg_tensor_of_rank(const std::vector<Type>& args, size_t i, const std::string& arg_name,

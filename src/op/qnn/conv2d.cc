@@ -40,7 +40,7 @@ Type qnn_conv2d_relation(const std::vector<Type>& args, const QnnConv2DAttrs& at
       window_extent("height", x, x[2], w[2], win.strides.h, win.dilation.h, win.padding.top, win.padding.bottom);
   int64_t out_w =
       window_extent("width", x, x[3], w[3], win.strides.w, win.dilation.w, win.padding.left, win.padding.right);
-  return tensor_type({x[0], w[0], out_h, out_w}, quantized_dtype_of(attrs.out_dtype, "out_dtype"));
+  return tensor_type({x[0], w[0], out_h, out_w}, parse_quantized_dtype("out_dtype", attrs.out_dtype));
 }
 
 const nn::ConvOperandTypes kShiftedOperands{DType::kInt16, DType::kInt32};
@@ -69,24 +69,24 @@ std::string qnn_conv2d_limit(const std::vector<Type>&, const Type& out_type, con
 }  // namespace
 
 void register_qnn_conv2d_ops(OpRegistry& registry) {
-  StrategyRegistry& strategies = StrategyRegistry::global();
-  strategies.set_compute<QnnConv2DAttrs>("qnn.conv2d", qnn_conv2d_compute, qnn_conv2d_limit);
-  strategies.set_schedule<QnnConv2DAttrs>("qnn.conv2d", [](const ScheduleInput& in, const QnnConv2DAttrs& attrs) {
+  OpDef& qnn_conv2d =
+      registry.add("qnn.conv2d")
+          .describe(
+              "Quantized 2-D convolution (NCHW data, OIHW kernel): the int32 sum of (data - input_zero_point) * "
+              "(kernel - kernel_zero_point); kernel_zero_point and kernel_scale may be per output channel.")
+          .arg("data")
+          .arg("kernel")
+          .arg("input_zero_point")
+          .arg("kernel_zero_point")
+          .arg("input_scale")
+          .arg("kernel_scale")
+          .attrs<QnnConv2DAttrs>()
+          .set_relation<QnnConv2DAttrs>(qnn_conv2d_relation)
+          .set_pattern(OpPattern::kOutEWiseFusable);
+  set_compute<QnnConv2DAttrs>(qnn_conv2d, qnn_conv2d_compute, qnn_conv2d_limit);
+  set_schedule<QnnConv2DAttrs>(qnn_conv2d, [](const ScheduleInput& in, const QnnConv2DAttrs& attrs) {
     nn::conv2d_operands_schedule(in, attrs, kShiftedOperands);
   });
-  registry.add("qnn.conv2d")
-      .describe(
-          "Quantized 2-D convolution (NCHW data, OIHW kernel): the int32 sum of (data - input_zero_point) * "
-          "(kernel - kernel_zero_point); kernel_zero_point and kernel_scale may be per output channel.")
-      .arg("data")
-      .arg("kernel")
-      .arg("input_zero_point")
-      .arg("kernel_zero_point")
-      .arg("input_scale")
-      .arg("kernel_scale")
-      .attrs<QnnConv2DAttrs>()
-      .set_relation<QnnConv2DAttrs>(qnn_conv2d_relation)
-      .set_pattern(OpPattern::kOutEWiseFusable);
 }
 
 }  // namespace kiln

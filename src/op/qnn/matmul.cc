@@ -3,13 +3,14 @@
 // qnn.dense and qnn.batch_matmul; this is their numpy-shaped sibling, as nn.matmul is of
 // nn.dense, so ONNX's MatMulInteger and QLinearMatMul map to one op. a_zero_point may be
 // per row of a, b_zero_point per column of b.
+#include "kiln/attrs/qnn.h"
 #include "op/qnn/qnn_util.h"
 
 namespace kiln {
 
 namespace {
 
-Type qnn_matmul_relation(const std::vector<Type>& args, const Attrs& attrs) {
+Type qnn_matmul_relation(const std::vector<Type>& args, const QnnMatmulAttrs& attrs) {
   const TensorTypeNode& a = arg_tensor(args, 0, "tensor_a");
   const TensorTypeNode& b = arg_tensor(args, 1, "tensor_b");
   check_quantized_arg(a, "tensor_a");
@@ -32,7 +33,7 @@ Type qnn_matmul_relation(const std::vector<Type>& args, const Attrs& attrs) {
                              Shape(b.shape.begin(), b.shape.end() - 2));
   out.push_back(m);
   out.push_back(n);
-  return tensor_type(out, quantized_dtype_attr(attrs));
+  return tensor_type(out, parse_quantized_dtype("out_dtype", attrs.out_dtype));
 }
 
 }  // namespace
@@ -48,8 +49,8 @@ void register_qnn_matmul_ops(OpRegistry& registry) {
       .arg("b_zero_point")
       .arg("a_scale")
       .arg("b_scale")
-      .attr("out_dtype", AttrKind::kString, "int32")
-      .set_relation(named_relation("qnn.matmul", qnn_matmul_relation))
+      .attrs<QnnMatmulAttrs>()
+      .set_relation<QnnMatmulAttrs>(qnn_matmul_relation)
       .set_pattern(OpPattern::kOutEWiseFusable);
 }
 

@@ -23,19 +23,6 @@ const TensorTypeNode& check_quant_param(const std::vector<Type>& args, size_t i,
   return t;
 }
 
-DType quantized_dtype_attr(const Attrs& attrs, const std::string& attr_name) {
-  return quantized_dtype_of(attrs.get_string(attr_name), attr_name);
-}
-
-DType quantized_dtype_of(const std::string& name, const std::string& attr_name) {
-  DType t;
-  if (!try_parse_dtype(name, &t) ||
-      (t != DType::kInt8 && t != DType::kUInt8 && t != DType::kInt16 && t != DType::kUInt16 && t != DType::kInt32))
-    throw std::move(Error(cat("attribute '", attr_name, "' is not a quantized dtype"))
-                        .expected("int8, uint8, int16, uint16 or int32", cat('"', name, '"')));
-  return t;
-}
-
 void check_quantized_arg(const TensorTypeNode& t, const std::string& arg_name) {
   if (t.dtype != DType::kInt8 && t.dtype != DType::kUInt8)
     throw std::move(Error(cat("argument '", arg_name, "' must hold 8-bit quantized values"))

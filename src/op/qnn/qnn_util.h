@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/attrs/dtype_attr.h"
 #include "op/tensor/elemwise_checks.h"
 
 namespace kiln {
@@ -17,12 +18,6 @@ constexpr int64_t kNoChannels = -2;
 // when per-channel parameters are not allowed. Returns the parameter's type.
 const TensorTypeNode& check_quant_param(const std::vector<Type>& args, size_t i, const std::string& arg_name,
                                         bool is_scale, int64_t channels, const std::string& channel_what);
-
-// The 'out_dtype' attribute, which must name one of the integer types a quantized value may
-// have (int8, uint8, int16, uint16, int32).
-DType quantized_dtype_attr(const Attrs& attrs, const std::string& attr_name = "out_dtype");
-// The same for a value already read (a declared attribute).
-DType quantized_dtype_of(const std::string& value, const std::string& attr_name);
 
 // Throws unless the argument holds 8-bit quantized values (int8 or uint8).
 void check_quantized_arg(const TensorTypeNode& t, const std::string& arg_name);

@@ -4,8 +4,7 @@
 //
 // Computes: elementwise, in the reference kernels' arithmetic (quantize divides in the data's
 // precision, the rest is double) so that generated code gives the same integers.
-#include <limits>
-
+#include "kiln/attrs/qnn.h"
 #include "kiln/op/strategy.h"
 #include "op/compute_util.h"
 #include "op/qnn/qnn_util.h"
@@ -16,51 +15,44 @@ namespace {
 
 // Extent of the channel axis for per-channel parameters; the axis must exist unless the
 // data is a scalar (then only per-tensor parameters fit).
-int64_t channel_extent(const Attrs& attrs, const TensorTypeNode& data) {
+int64_t channel_extent(int64_t axis, const TensorTypeNode& data) {
   if (data.ndim() == 0) return kNoChannels;
-  return data.shape[axis_attr(attrs, "axis", data.shape)];
+  return data.shape[checked_axis(axis, "axis", data.shape)];
 }
 
-Type quantize_relation(const std::vector<Type>& args, const Attrs& attrs) {
+Type quantize_relation(const std::vector<Type>& args, const QuantizeAttrs& attrs) {
   const TensorTypeNode& data = arg_tensor(args, 0, "data");
   require_dtype("data", data.dtype, DTypeClass::kFloat);
-  int64_t channels = channel_extent(attrs, data);
+  int64_t channels = channel_extent(attrs.axis, data);
   check_quant_param(args, 1, "output_scale", true, channels, "channel of the axis");
   check_quant_param(args, 2, "output_zero_point", false, channels, "channel of the axis");
-  return tensor_type(data.shape, quantized_dtype_attr(attrs));
+  return tensor_type(data.shape, parse_quantized_dtype("out_dtype", attrs.out_dtype));
 }
 
-Type dequantize_relation(const std::vector<Type>& args, const Attrs& attrs) {
+// out_dtype is checked by DequantizeAttrs::validate.
+Type dequantize_relation(const std::vector<Type>& args, const DequantizeAttrs& attrs) {
   const TensorTypeNode& data = arg_tensor(args, 0, "data");
   if (!is_int(data.dtype))
     throw std::move(Error("argument 'data' must hold quantized integers")
                         .expected("an integer dtype", std::string(dtype_name(data.dtype))));
-  int64_t channels = channel_extent(attrs, data);
+  int64_t channels = channel_extent(attrs.axis, data);
   check_quant_param(args, 1, "input_scale", true, channels, "channel of the axis");
   check_quant_param(args, 2, "input_zero_point", false, channels, "channel of the axis");
-  const std::string& out_name = attrs.get_string("out_dtype");
-  DType out;
-  if (!try_parse_dtype(out_name, &out) || !is_float(out))
-    throw std::move(Error("attribute 'out_dtype' must be a float dtype")
-                        .expected("float16, bfloat16, float32 or float64", cat('"', out_name, '"')));
-  return tensor_type(data.shape, out);
+  return tensor_type(data.shape, parse_dtype_attr("out_dtype", attrs.out_dtype));
 }
 
-Type requantize_relation(const std::vector<Type>& args, const Attrs& attrs) {
+// rounding is checked by RequantizeAttrs::validate.
+Type requantize_relation(const std::vector<Type>& args, const RequantizeAttrs& attrs) {
   const TensorTypeNode& data = arg_tensor(args, 0, "data");
   if (!is_int(data.dtype))
     throw std::move(Error("argument 'data' must hold quantized integers")
                         .expected("an integer dtype", std::string(dtype_name(data.dtype))));
-  int64_t channels = channel_extent(attrs, data);
+  int64_t channels = channel_extent(attrs.axis, data);
   check_quant_param(args, 1, "input_scale", true, channels, "channel of the axis");
   check_quant_param(args, 2, "input_zero_point", false, channels, "channel of the axis");
   check_quant_param(args, 3, "output_scale", true, channels, "channel of the axis");
   check_quant_param(args, 4, "output_zero_point", false, channels, "channel of the axis");
-  const std::string& rounding = attrs.get_string("rounding");
-  if (rounding != "UPWARD" && rounding != "TONEAREST" && rounding != "HALF_TO_EVEN")
-    throw std::move(Error("attribute 'rounding' has an unknown value")
-                        .expected("UPWARD, TONEAREST or HALF_TO_EVEN", cat('"', rounding, '"')));
-  return tensor_type(data.shape, quantized_dtype_attr(attrs));
+  return tensor_type(data.shape, parse_quantized_dtype("out_dtype", attrs.out_dtype));
 }
 
 // ----- computes -----
@@ -75,21 +67,6 @@ PrimExpr param_read(const te::Tensor& p, const te::Indices& i, int64_t axis) {
 
 PrimExpr as_f64(const PrimExpr& v) { return tir::cast(DType::kFloat64, v); }
 
-// `v` (a float, already rounded) clamped to the range of `out` and converted; NaN becomes 0.
-PrimExpr saturate_to(const PrimExpr& v, DType out) {
-  double lo = 0, hi = 0;
-  dispatch_dtype(out, [&](auto zero) {
-    using T = decltype(zero);
-    if constexpr (std::is_integral_v<T>) {
-      lo = static_cast<double>(std::numeric_limits<T>::lowest());
-      hi = static_cast<double>(std::numeric_limits<T>::max());
-    }
-  });
-  const PrimExpr low = tir::float_imm(lo, v.dtype()), high = tir::float_imm(hi, v.dtype());
-  PrimExpr clamped = tir::select(tir::lt(v, low), low, tir::select(tir::gt(v, high), high, v));
-  return tir::select(tir::ne(v, v), tir::make_const(out, 0), tir::cast(out, clamped));
-}
-
 // Rounding of the reference kernels' round_with (quant_util.cc), on float64.
 PrimExpr round_by(const PrimExpr& v, const std::string& rule) {
   const PrimExpr half = tir::float_imm(0.5, DType::kFloat64), one = tir::float_imm(1, DType::kFloat64);
@@ -102,15 +79,15 @@ PrimExpr round_by(const PrimExpr& v, const std::string& rule) {
   return tir::call("round", {v});  // nearbyint: half to even
 }
 
-int64_t axis_of(const ComputeInput& call, const te::Tensor& data) {
-  int64_t axis = call.attrs.get_int("axis");
+int64_t axis_of(int64_t axis, const te::Tensor& data) {
   return axis < 0 ? axis + static_cast<int64_t>(data.ndim()) : axis;
 }
 
-std::vector<te::Tensor> quantize_compute(const ComputeInput& call) {
+// The sums below are whole numbers, so saturating_cast's truncation leaves them exact.
+std::vector<te::Tensor> quantize_compute(const ComputeInput& call, const QuantizeAttrs& attrs) {
   const te::Tensor &x = call.args.at(0), &scale = call.args.at(1), &zero_point = call.args.at(2);
   const DType out = expect_tensor(call.out_type, "output").dtype;
-  const int64_t axis = axis_of(call, x);
+  const int64_t axis = axis_of(attrs.axis, x);
   // Adding a zero point of at most 16 bits to the rounded quotient is exact in float32 until
   // the sum is far outside the output's range, where both saturate alike; int32 needs double.
   const DType sum = out == DType::kInt32 ? DType::kFloat64 : x.dtype();
@@ -118,14 +95,14 @@ std::vector<te::Tensor> quantize_compute(const ComputeInput& call) {
     // The quotient in the data's precision, as ONNX Runtime divides, so that ties round alike.
     PrimExpr q = x(index_exprs(i)) / tir::cast(x.dtype(), param_read(scale, i, axis));
     PrimExpr rounded = tir::cast(sum, tir::call("round", {q}));
-    return saturate_to(rounded + tir::cast(sum, param_read(zero_point, i, axis)), out);
+    return saturating_cast(rounded + tir::cast(sum, param_read(zero_point, i, axis)), out);
   })};
 }
 
-std::vector<te::Tensor> dequantize_compute(const ComputeInput& call) {
+std::vector<te::Tensor> dequantize_compute(const ComputeInput& call, const DequantizeAttrs& attrs) {
   const te::Tensor &x = call.args.at(0), &scale = call.args.at(1), &zero_point = call.args.at(2);
   const DType out = expect_tensor(call.out_type, "output").dtype;
-  const int64_t axis = axis_of(call, x);
+  const int64_t axis = axis_of(attrs.axis, x);
   return {te::compute(x.shape(), call.name, [&](const te::Indices& i) {
     PrimExpr centred =
         tir::cast(DType::kInt64, x(index_exprs(i))) - tir::cast(DType::kInt64, param_read(zero_point, i, axis));
@@ -133,26 +110,22 @@ std::vector<te::Tensor> dequantize_compute(const ComputeInput& call) {
   })};
 }
 
-std::vector<te::Tensor> requantize_compute(const ComputeInput& call) {
+std::vector<te::Tensor> requantize_compute(const ComputeInput& call, const RequantizeAttrs& attrs) {
   const te::Tensor& x = call.args.at(0);
   const DType out = expect_tensor(call.out_type, "output").dtype;
-  const int64_t axis = axis_of(call, x);
-  const std::string rule = call.attrs.get_string("rounding");
+  const int64_t axis = axis_of(attrs.axis, x);
+  const std::string& rule = attrs.rounding;
   return {te::compute(x.shape(), call.name, [&](const te::Indices& i) {
     auto param = [&](size_t k) { return param_read(call.args.at(k), i, axis); };
     PrimExpr centred = tir::cast(DType::kInt64, x(index_exprs(i))) - tir::cast(DType::kInt64, param(2));
     PrimExpr real = as_f64(centred) * as_f64(param(1));
-    return saturate_to(round_by(real / as_f64(param(3)), rule) + as_f64(param(4)), out);
+    return saturating_cast(round_by(real / as_f64(param(3)), rule) + as_f64(param(4)), out);
   })};
 }
 
 }  // namespace
 
 void register_qnn_quantize_ops(OpRegistry& registry) {
-  StrategyRegistry::global().set_compute("qnn.quantize", quantize_compute);
-  StrategyRegistry::global().set_compute("qnn.dequantize", dequantize_compute);
-  StrategyRegistry::global().set_compute("qnn.requantize", requantize_compute);
-
   registry.add("qnn.quantize")
       .describe(
           "Quantizes floats: saturate(round_half_to_even(data / output_scale) + output_zero_point) in out_dtype; "
@@ -160,9 +133,8 @@ void register_qnn_quantize_ops(OpRegistry& registry) {
       .arg("data")
       .arg("output_scale")
       .arg("output_zero_point")
-      .attr("axis", AttrKind::kInt, -1)
-      .attr("out_dtype", AttrKind::kString, "int8")
-      .set_relation(named_relation("qnn.quantize", quantize_relation))
+      .attrs<QuantizeAttrs>()
+      .set_relation<QuantizeAttrs>(quantize_relation)
       .set_pattern(OpPattern::kElemwise);
 
   registry.add("qnn.dequantize")
@@ -172,9 +144,8 @@ void register_qnn_quantize_ops(OpRegistry& registry) {
       .arg("data")
       .arg("input_scale")
       .arg("input_zero_point")
-      .attr("axis", AttrKind::kInt, -1)
-      .attr("out_dtype", AttrKind::kString, "float32")
-      .set_relation(named_relation("qnn.dequantize", dequantize_relation))
+      .attrs<DequantizeAttrs>()
+      .set_relation<DequantizeAttrs>(dequantize_relation)
       .set_pattern(OpPattern::kElemwise);
 
   registry.add("qnn.requantize")
@@ -187,11 +158,12 @@ void register_qnn_quantize_ops(OpRegistry& registry) {
       .arg("input_zero_point")
       .arg("output_scale")
       .arg("output_zero_point")
-      .attr("axis", AttrKind::kInt, -1)
-      .attr("rounding", AttrKind::kString, "UPWARD")
-      .attr("out_dtype", AttrKind::kString, "int8")
-      .set_relation(named_relation("qnn.requantize", requantize_relation))
+      .attrs<RequantizeAttrs>()
+      .set_relation<RequantizeAttrs>(requantize_relation)
       .set_pattern(OpPattern::kElemwise);
+  set_compute<QuantizeAttrs>(registry.get_mutable("qnn.quantize"), quantize_compute);
+  set_compute<DequantizeAttrs>(registry.get_mutable("qnn.dequantize"), dequantize_compute);
+  set_compute<RequantizeAttrs>(registry.get_mutable("qnn.requantize"), requantize_compute);
 }
 
 }  // namespace kiln

@@ -1,5 +1,6 @@
 // Ops: signal.dft and signal.stft. Complex tensors are real tensors whose last axis holds
 // (real, imaginary); a real input may have a last axis of 1. Results are always complex.
+#include "kiln/attrs/signal.h"
 #include "op/tensor/elemwise_checks.h"
 
 namespace kiln {
@@ -19,38 +20,32 @@ const TensorTypeNode& complex_arg(const std::vector<Type>& args, size_t i, const
   return t;
 }
 
-int64_t positive_attr(const Attrs& attrs, const std::string& name) {
-  int64_t v = attrs.get_int(name);
-  if (v < 1) throw std::move(Error(cat("attribute '", name, "' must be positive")).expected(">= 1", cat(v)));
-  return v;
-}
-
 int64_t onesided_bins(int64_t n) { return n / 2 + 1; }
 
-Type dft_relation(const std::vector<Type>& args, const Attrs& attrs) {
+// Lengths are checked positive by the declarations' validate().
+Type dft_relation(const std::vector<Type>& args, const DftAttrs& attrs) {
   const TensorTypeNode& data = complex_arg(args, 0, "data", 2, "(..., n, 1 or 2)");
   Shape signal_axes(data.shape.begin(), data.shape.end() - 1);
-  int64_t axis = axis_attr(attrs, "axis", signal_axes);
-  int64_t n = attrs.is_none("dft_length") ? data.shape[axis] : positive_attr(attrs, "dft_length");
-  bool onesided = attrs.get_bool("onesided");
-  if (onesided && (attrs.get_bool("inverse") || data.shape.back() == 2))
-    throw std::move(
-        Error("a onesided DFT needs a real input and the forward transform")
-            .expected("real data (..., 1) and inverse=False",
-                      cat(shape_str(data.shape), ", inverse=", attrs.get_bool("inverse") ? "True" : "False")));
+  int64_t axis = checked_axis(attrs.axis, "axis", signal_axes);
+  int64_t n = attrs.dft_length.value_or(data.shape[axis]);
+  bool onesided = attrs.onesided;
+  if (onesided && (attrs.inverse || data.shape.back() == 2))
+    throw std::move(Error("a onesided DFT needs a real input and the forward transform")
+                        .expected("real data (..., 1) and inverse=False",
+                                  cat(shape_str(data.shape), ", inverse=", attrs.inverse ? "True" : "False")));
   Shape out = data.shape;
   out[axis] = onesided && n >= 0 ? onesided_bins(n) : n;
   out.back() = 2;
   return tensor_type(out, data.dtype);
 }
 
-Type stft_relation(const std::vector<Type>& args, const Attrs& attrs) {
+Type stft_relation(const std::vector<Type>& args, const StftAttrs& attrs) {
   const TensorTypeNode& data = complex_arg(args, 0, "data", 3, "(batch, length, 1 or 2)");
   if (data.ndim() != 3)
     throw std::move(
         Error("argument 'data' must be a batch of signals").expected("(batch, length, 1 or 2)", shape_str(data.shape)));
-  int64_t step = positive_attr(attrs, "frame_step");
-  int64_t length = attrs.is_none("frame_length") ? kAnyDim : positive_attr(attrs, "frame_length");
+  int64_t step = attrs.frame_step;
+  int64_t length = attrs.frame_length.value_or(kAnyDim);
   if (args.size() > 1) {
     const TensorTypeNode& window = arg_tensor(args, 1, "window");
     require_same_dtype("data", data.dtype, "window", window.dtype);
@@ -58,11 +53,11 @@ Type stft_relation(const std::vector<Type>& args, const Attrs& attrs) {
       throw std::move(Error(cat("argument 'window' ", shape_str(window.shape), " must be a vector of frame_length"))
                           .expected(length >= 0 ? shape_str({length}) : "(frame_length,)", shape_str(window.shape)));
     if (length < 0) length = window.shape[0];
-  } else if (attrs.is_none("frame_length")) {
+  } else if (!attrs.frame_length) {
     throw std::move(Error("signal.stft needs a window or the attribute 'frame_length'")
                         .expected("frame_length or a window argument", "neither"));
   }
-  bool onesided = attrs.get_bool("onesided");
+  bool onesided = attrs.onesided;
   if (onesided && data.shape[2] == 2)
     throw std::move(Error("a onesided STFT needs a real signal").expected("(batch, length, 1)", shape_str(data.shape)));
   int64_t frames = kAnyDim;
@@ -85,11 +80,8 @@ void register_signal_dft_ops(OpRegistry& registry) {
           "dft_length zero-pads or truncates the axis (None: its extent); inverse divides by n; onesided keeps the "
           "n/2+1 non-redundant bins of a real signal.")
       .arg("data")
-      .attr("axis", AttrKind::kInt, 1)
-      .attr("inverse", AttrKind::kBool, false)
-      .attr("onesided", AttrKind::kBool, false)
-      .attr("dft_length", AttrKind::kInt, AttrValue())
-      .set_relation(named_relation("signal.dft", dft_relation))
+      .attrs<DftAttrs>()
+      .set_relation<DftAttrs>(dft_relation)
       .set_pattern(OpPattern::kOpaque);
 
   registry.add("signal.stft")
@@ -98,10 +90,8 @@ void register_signal_dft_ops(OpRegistry& registry) {
           "samples, each multiplied by the optional window and transformed; result (batch, frames, bins, 2).")
       .arg("data")
       .arg("window", true)
-      .required_attr("frame_step", AttrKind::kInt)
-      .attr("frame_length", AttrKind::kInt, AttrValue())
-      .attr("onesided", AttrKind::kBool, true)
-      .set_relation(named_relation("signal.stft", stft_relation))
+      .attrs<StftAttrs>()
+      .set_relation<StftAttrs>(stft_relation)
       .set_pattern(OpPattern::kOpaque);
 }
 

@@ -47,10 +47,10 @@ void add_binary_op(OpRegistry& registry, const std::string& name, const std::str
 }
 
 // out[i] = combine(lhs[i'], rhs[i'']) with numpy broadcasting.
-void add_binary_compute(const std::string& name, std::function<tir::PrimExpr(tir::PrimExpr, tir::PrimExpr)> combine,
-                        ComputeLimit limit = {}) {
-  StrategyRegistry::global().set_compute(
-      name,
+void add_binary_compute(OpRegistry& registry, const std::string& name,
+                        std::function<tir::PrimExpr(tir::PrimExpr, tir::PrimExpr)> combine, ComputeLimit limit = {}) {
+  set_compute(
+      registry.get_mutable(name),
       [combine](const ComputeInput& call) {
         const TensorTypeNode& out = expect_tensor(call.out_type, "result");
         const te::Tensor a = call.args[0], b = call.args[1];
@@ -79,38 +79,37 @@ tir::PrimExpr floor_mod(tir::PrimExpr a, tir::PrimExpr b) {
 // The C operators compute these exactly as the reference kernels do (generated code is
 // built with -fwrapv, so integers wrap). Integer divide and power stay on the reference
 // kernels, which report division by zero.
-void add_binary_computes() {
-  add_binary_compute("add", tir::add);
-  add_binary_compute("subtract", tir::sub);
-  add_binary_compute("multiply", tir::mul);
-  add_binary_compute("divide", tir::div, only_float_data);
+void add_binary_computes(OpRegistry& registry) {
+  add_binary_compute(registry, "add", tir::add);
+  add_binary_compute(registry, "subtract", tir::sub);
+  add_binary_compute(registry, "multiply", tir::mul);
+  add_binary_compute(registry, "divide", tir::div, only_float_data);
   add_binary_compute(
-      "power",
+      registry, "power",
       [](tir::PrimExpr a, tir::PrimExpr b) {
         return tir::call("pow", {a, b});
       },
       only_float_data);
   add_binary_compute(
-      "mod",
+      registry, "mod",
       [](tir::PrimExpr a, tir::PrimExpr b) {
         return tir::call("fmod", {a, b});
       },
       only_float_data);
-  add_binary_compute("floor_mod", floor_mod, only_float_data);
-  add_binary_compute("maximum", [](tir::PrimExpr a, tir::PrimExpr b) { return nan_aware_pick(a, b, true); });
-  add_binary_compute("minimum", [](tir::PrimExpr a, tir::PrimExpr b) { return nan_aware_pick(a, b, false); });
-  add_binary_compute("equal", tir::eq);
-  add_binary_compute("not_equal", tir::ne);
-  add_binary_compute("less", tir::lt);
-  add_binary_compute("less_equal", tir::le);
-  add_binary_compute("greater", tir::gt);
-  add_binary_compute("greater_equal", tir::ge);
+  add_binary_compute(registry, "floor_mod", floor_mod, only_float_data);
+  add_binary_compute(registry, "maximum", [](tir::PrimExpr a, tir::PrimExpr b) { return nan_aware_pick(a, b, true); });
+  add_binary_compute(registry, "minimum", [](tir::PrimExpr a, tir::PrimExpr b) { return nan_aware_pick(a, b, false); });
+  add_binary_compute(registry, "equal", tir::eq);
+  add_binary_compute(registry, "not_equal", tir::ne);
+  add_binary_compute(registry, "less", tir::lt);
+  add_binary_compute(registry, "less_equal", tir::le);
+  add_binary_compute(registry, "greater", tir::gt);
+  add_binary_compute(registry, "greater_equal", tir::ge);
 }
 
 }  // namespace
 
 void register_tensor_binary_ops(OpRegistry& registry) {
-  add_binary_computes();
   const DTypeClass numeric = DTypeClass::kNumeric;
   const Result same = Result::kSameDType;
   add_binary_op(registry, "add", "lhs + rhs, broadcasting; integers wrap on overflow.", numeric, same);
@@ -146,6 +145,7 @@ void register_tensor_binary_ops(OpRegistry& registry) {
   add_binary_op(registry, "less_equal", "lhs <= rhs, broadcasting; bool result.", any, boolean);
   add_binary_op(registry, "greater", "lhs > rhs, broadcasting; bool result.", any, boolean);
   add_binary_op(registry, "greater_equal", "lhs >= rhs, broadcasting; bool result.", any, boolean);
+  add_binary_computes(registry);
 }
 
 }  // namespace kiln

@@ -1,20 +1,21 @@
 // Op: cumsum(data; axis, exclusive, reverse) -- running sums along one axis (Relay's cumsum,
 // plus `reverse`, which sums from the end as ONNX CumSum's reverse=1 does). axis None sums
 // the flattened data (the result is 1-D), as in Relay. Integer sums wrap on overflow.
+#include "kiln/attrs/tensor.h"
 #include "op/op_util.h"
 #include "op/tensor/elemwise_checks.h"
 
 namespace kiln {
 namespace {
 
-Type cumsum_relation(const std::vector<Type>& args, const Attrs& attrs) {
+Type cumsum_relation(const std::vector<Type>& args, const CumsumAttrs& attrs) {
   const TensorTypeNode& data = arg_tensor(args, 0, "data");
   require_dtype("data", data.dtype, DTypeClass::kNumeric);
-  if (attrs.is_none("axis")) {
+  if (!attrs.axis) {
     int64_t n = data.is_static() ? num_elements(data.shape) : kAnyDim;
     return tensor_type({n}, data.dtype);
   }
-  axis_attr(attrs, "axis", data.shape);
+  checked_axis(*attrs.axis, "axis", data.shape);
   return args[0];
 }
 
@@ -26,10 +27,8 @@ void register_tensor_cumsum_ops(OpRegistry& registry) {
           "Running sum along `axis` (None: over the flattened data). exclusive leaves each element "
           "out of its own sum (the first sum is 0); reverse sums from the end of the axis.")
       .arg("data")
-      .attr("axis", AttrKind::kInt, AttrValue())
-      .attr("exclusive", AttrKind::kBool, false)
-      .attr("reverse", AttrKind::kBool, false)
-      .set_relation(named_relation("cumsum", cumsum_relation))
+      .attrs<CumsumAttrs>()
+      .set_relation<CumsumAttrs>(cumsum_relation)
       .set_pattern(OpPattern::kOpaque);
 }
 

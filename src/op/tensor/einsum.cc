@@ -5,6 +5,7 @@
 // extent of 1 broadcasts (as in numpy); ellipsis dimensions broadcast from the right.
 // Ellipsis dimensions left out of an explicit output are summed. Operands share one
 // numeric dtype; integer sums wrap.
+#include "kiln/attrs/tensor.h"
 #include "op/op_util.h"
 #include "op/tensor/elemwise_checks.h"
 #include "runtime/kernels/tensor/einsum_equation.h"
@@ -12,7 +13,7 @@
 namespace kiln {
 namespace {
 
-Type einsum_relation(const std::vector<Type>& args, const Attrs& attrs) {
+Type einsum_relation(const std::vector<Type>& args, const EinsumAttrs& attrs) {
   const TupleTypeNode* tuple = as_tuple(args.at(0));
   if (!tuple || tuple->fields.empty())
     throw std::move(
@@ -25,7 +26,7 @@ Type einsum_relation(const std::vector<Type>& args, const Attrs& attrs) {
     require_same_dtype("data.0", operands[0]->dtype, cat("data.", k), operands[k]->dtype);
     ranks.push_back(operands[k]->ndim());
   }
-  const std::string& equation = attrs.get_string("equation");
+  const std::string& equation = attrs.equation;
   EinsumEquation eq = parse_einsum_equation(equation, ranks);
 
   // Extent of each label: 1 until a larger one is seen; unknown (-1) defers to known ones.
@@ -63,8 +64,8 @@ void register_tensor_einsum_ops(OpRegistry& registry) {
   registry.add("einsum")
       .describe("Einstein summation over a tuple of operands, by the equation (numpy.einsum's notation).")
       .arg("data")
-      .required_attr("equation", AttrKind::kString)
-      .set_relation(named_relation("einsum", einsum_relation))
+      .attrs<EinsumAttrs>()
+      .set_relation<EinsumAttrs>(einsum_relation)
       .set_pattern(OpPattern::kOpaque);
 }
 

@@ -71,9 +71,6 @@ inline int64_t checked_axis(int64_t axis, const std::string& attr_name, const Sh
             .expected(cat("an axis in [", -ndim, ", ", ndim, ")"), cat(axis)));
   return axis < 0 ? axis + ndim : axis;
 }
-inline int64_t axis_attr(const Attrs& attrs, const std::string& attr_name, const Shape& data_shape) {
-  return checked_axis(attrs.get_int(attr_name), attr_name, data_shape);
-}
 
 // Wraps a relation so that every error it throws names the op.
 inline TypeRelation named_relation(std::string op_name, TypeRelation relation) {

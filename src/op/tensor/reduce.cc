@@ -7,6 +7,8 @@
 // argmax/argmin return int64 indices, as ONNX ArgMax/ArgMin do (Relay returns int32);
 // with several reduced axes the index is row-major over the reduced axes.
 // mean of integers truncates toward zero; sum/prod of integers wrap on overflow.
+#include "kiln/attrs/reduce.h"
+
 #include "kiln/op/strategy.h"
 #include "op/compute_util.h"
 #include "op/op_util.h"
@@ -15,30 +17,12 @@
 namespace kiln {
 namespace {
 
-// Which axes of a tensor of rank ndim the attributes reduce.
-std::vector<bool> reduced_axes(const Shape& shape, const Attrs& attrs) {
-  const int64_t ndim = static_cast<int64_t>(shape.size());
-  std::vector<int64_t> axes = attrs.is_none("axis") ? std::vector<int64_t>{} : attrs.get_ints("axis");
-  if (axes.empty()) return std::vector<bool>(shape.size(), true);
-  std::vector<bool> reduced(shape.size(), false);
-  for (int64_t axis : axes) {
-    if (axis < -ndim || axis >= ndim)
-      throw std::move(Error(cat("attribute 'axis' has ", axis, ", out of range for data of shape ", shape_str(shape)))
-                          .expected(cat("an axis in [", -ndim, ", ", ndim, ")"), cat(axis)));
-    int64_t a = axis < 0 ? axis + ndim : axis;
-    check(!reduced[a], "attribute 'axis' lists axis ", a, " more than once: ", attrs.get("axis").to_string());
-    reduced[a] = true;
-  }
-  if (attrs.get_bool("exclude")) reduced.flip();
-  return reduced;
-}
-
 // argmax/argmin (is_arg_reduce) give int64 indices and need at least one element.
-Type reduce_relation(const std::vector<Type>& args, const Attrs& attrs, DTypeClass accepted, bool is_arg_reduce) {
+Type reduce_relation(const std::vector<Type>& args, const ReduceAttrs& attrs, DTypeClass accepted, bool is_arg_reduce) {
   const TensorTypeNode& data = arg_tensor(args, 0, "data");
   require_dtype("data", data.dtype, accepted);
-  std::vector<bool> reduced = reduced_axes(data.shape, attrs);
-  const bool keepdims = attrs.get_bool("keepdims");
+  std::vector<bool> reduced = attrs.reduced_axes(data.shape);
+  const bool keepdims = attrs.keepdims;
   Shape out;
   for (size_t d = 0; d < data.shape.size(); ++d) {
     // argmax/argmin have no index to give over nothing. (max/min give -inf/+inf there, or
@@ -96,11 +80,11 @@ std::vector<te::IterVar> make_reduce_axes(const std::vector<int64_t>& shape, con
 
 // argmax/argmin as the reference kernel: the extreme (NaN counting as one), then the first
 // (or, with select_last_index, the last) row-major position over the reduced axes holding it.
-ComputeFn arg_reduce_compute(bool is_max) {
-  return [is_max](const ComputeInput& call) {
+std::function<std::vector<te::Tensor>(const ComputeInput&, const ArgReduceAttrs&)> arg_reduce_compute(bool is_max) {
+  return [is_max](const ComputeInput& call, const ArgReduceAttrs& attrs) {
     const te::Tensor data = call.args[0];
-    const std::vector<bool> reduced = reduced_axes(data.shape(), call.attrs);
-    const bool keepdims = call.attrs.get_bool("keepdims"), last = call.attrs.get_bool("select_last_index");
+    const std::vector<bool> reduced = attrs.reduced_axes(data.shape());
+    const bool keepdims = attrs.keepdims, last = attrs.select_last_index;
     const std::vector<int64_t>& out_shape = expect_tensor(call.out_type, "result").shape;
     const std::vector<te::IterVar> axes = make_reduce_axes(data.shape(), reduced);
     const te::Tensor extreme = te::compute(out_shape, call.name + "_extreme", [&](const te::Indices& i) {
@@ -126,11 +110,12 @@ std::string no_bool_data(const std::vector<Type>& args, const Type&, const Attrs
 
 // One reduce axis per reduced data axis; output axes map to the kept data axes. `mean`
 // divides the sum by the number of reduced elements (truncating for integers).
-ComputeFn reduce_compute(te::ReduceKind kind, bool is_mean) {
-  return [kind, is_mean](const ComputeInput& call) {
+std::function<std::vector<te::Tensor>(const ComputeInput&, const ReduceAttrs&)> reduce_compute(te::ReduceKind kind,
+                                                                                               bool is_mean) {
+  return [kind, is_mean](const ComputeInput& call, const ReduceAttrs& attrs) {
     const te::Tensor data = call.args[0];
-    const std::vector<bool> reduced = reduced_axes(data.shape(), call.attrs);
-    const bool keepdims = call.attrs.get_bool("keepdims");
+    const std::vector<bool> reduced = attrs.reduced_axes(data.shape());
+    const bool keepdims = attrs.keepdims;
     const std::vector<te::IterVar> axes = make_reduce_axes(data.shape(), reduced);
     int64_t count = 1;
     for (const te::IterVar& k : axes) count *= k->extent;
@@ -156,28 +141,24 @@ std::string no_empty_data(const std::vector<Type>& args, const Type&, const Attr
   return "";
 }
 
-void add_reduce_computes() {
-  StrategyRegistry& registry = StrategyRegistry::global();
-  registry.set_compute("sum", reduce_compute(te::ReduceKind::kSum, false));
-  registry.set_compute("prod", reduce_compute(te::ReduceKind::kProd, false));
-  registry.set_compute("mean", reduce_compute(te::ReduceKind::kSum, true), no_empty_data);
-  registry.set_compute("max", reduce_compute(te::ReduceKind::kMax, false), no_bool_data);
-  registry.set_compute("min", reduce_compute(te::ReduceKind::kMin, false), no_bool_data);
-  registry.set_compute("argmax", arg_reduce_compute(true), no_bool_data);
-  registry.set_compute("argmin", arg_reduce_compute(false), no_bool_data);
+void add_reduce_computes(OpRegistry& registry) {
+  set_compute<ReduceAttrs>(registry.get_mutable("sum"), reduce_compute(te::ReduceKind::kSum, false));
+  set_compute<ReduceAttrs>(registry.get_mutable("prod"), reduce_compute(te::ReduceKind::kProd, false));
+  set_compute<ReduceAttrs>(registry.get_mutable("mean"), reduce_compute(te::ReduceKind::kSum, true), no_empty_data);
+  set_compute<ReduceAttrs>(registry.get_mutable("max"), reduce_compute(te::ReduceKind::kMax, false), no_bool_data);
+  set_compute<ReduceAttrs>(registry.get_mutable("min"), reduce_compute(te::ReduceKind::kMin, false), no_bool_data);
+  set_compute<ArgReduceAttrs>(registry.get_mutable("argmax"), arg_reduce_compute(true), no_bool_data);
+  set_compute<ArgReduceAttrs>(registry.get_mutable("argmin"), arg_reduce_compute(false), no_bool_data);
 }
 
 void add_reduce_op(OpRegistry& registry, const std::string& name, const std::string& doc, DTypeClass accepted) {
   registry.add(name)
       .describe(doc)
       .arg("data")
-      .attr("axis", AttrKind::kInts, AttrValue())
-      .attr("keepdims", AttrKind::kBool, false)
-      .attr("exclude", AttrKind::kBool, false)
-      .set_relation(named_relation(name,
-                                   [accepted](const std::vector<Type>& args, const Attrs& attrs) {
-                                     return reduce_relation(args, attrs, accepted, false);
-                                   }))
+      .attrs<ReduceAttrs>()
+      .set_relation<ReduceAttrs>([accepted](const std::vector<Type>& args, const ReduceAttrs& attrs) {
+        return reduce_relation(args, attrs, accepted, false);
+      })
       .set_pattern(OpPattern::kCommReduce);
 }
 
@@ -185,20 +166,16 @@ void add_arg_reduce_op(OpRegistry& registry, const std::string& name, const std:
   registry.add(name)
       .describe(doc)
       .arg("data")
-      .attr("axis", AttrKind::kInts, AttrValue())
-      .attr("keepdims", AttrKind::kBool, false)
-      .attr("exclude", AttrKind::kBool, false)
-      .attr("select_last_index", AttrKind::kBool, false)
-      .set_relation(
-          named_relation(name, [](const std::vector<Type>& args,
-                                  const Attrs& attrs) { return reduce_relation(args, attrs, DTypeClass::kAny, true); }))
+      .attrs<ArgReduceAttrs>()
+      .set_relation<ArgReduceAttrs>([](const std::vector<Type>& args, const ArgReduceAttrs& attrs) {
+        return reduce_relation(args, attrs, DTypeClass::kAny, true);
+      })
       .set_pattern(OpPattern::kCommReduce);
 }
 
 }  // namespace
 
 void register_tensor_reduce_ops(OpRegistry& registry) {
-  add_reduce_computes();
   const DTypeClass numeric = DTypeClass::kNumeric;
   add_reduce_op(registry, "sum", "Sum over the axes; integers wrap on overflow.", numeric);
   add_reduce_op(registry, "mean", "Mean over the axes; for integers the quotient truncates toward zero.", numeric);
@@ -213,6 +190,7 @@ void register_tensor_reduce_ops(OpRegistry& registry) {
   add_arg_reduce_op(registry, "argmin",
                     "int64 index of the minimum over the axes (first one unless select_last_index); NaN counts as "
                     "the minimum.");
+  add_reduce_computes(registry);
 }
 
 }  // namespace kiln

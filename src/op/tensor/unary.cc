@@ -3,6 +3,8 @@
 // sign, clip (every dtype but bool); isnan, isinf, isfinite (float dtypes, bool result);
 // logical_not (bool); cast (any dtype to any dtype). All are elementwise and keep the
 // shape of their argument; cast and the is* predicates change the dtype.
+#include "kiln/attrs/unary.h"
+
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -51,18 +53,12 @@ Type logical_not_relation(const std::vector<Type>& args, const Attrs&) {
   return args[0];
 }
 
-Type cast_relation(const std::vector<Type>& args, const Attrs& attrs) {
-  const TensorTypeNode& data = arg_tensor(args, 0, "data");
-  const std::string& name = attrs.get_string("dtype");
-  DType dtype;
-  if (!try_parse_dtype(name, &dtype))
-    throw std::move(
-        Error("attribute 'dtype' is not a dtype").expected("a dtype such as \"int64\"", cat('"', name, '"')));
-  return tensor_type(data.shape, dtype);
+Type cast_relation(const std::vector<Type>& args, const CastAttrs& attrs) {
+  return tensor_type(arg_tensor(args, 0, "data").shape, attrs.to());
 }
 
-void add_map_compute(const std::string& name, ElementFn fn, ComputeLimit limit = {}) {
-  StrategyRegistry::global().set_compute(name, elementwise_compute(std::move(fn)), std::move(limit));
+void add_map_compute(OpRegistry& registry, const std::string& name, ElementFn fn, ComputeLimit limit = {}) {
+  set_compute(registry.get_mutable(name), elementwise_compute(std::move(fn)), std::move(limit));
 }
 
 // The range of an integer dtype other than uint64.
@@ -100,9 +96,9 @@ tir::PrimExpr clip_bound(DType dtype, double bound, bool is_lower) {
   return tir::int_imm(saturate(is_lower ? std::ceil(bound) : std::floor(bound), dtype), dtype);
 }
 
-tir::PrimExpr clip_element(tir::PrimExpr v, const ComputeInput& call) {
-  const tir::PrimExpr lo = clip_bound(v.dtype(), call.attrs.get_double("a_min"), true);
-  const tir::PrimExpr hi = clip_bound(v.dtype(), call.attrs.get_double("a_max"), false);
+tir::PrimExpr clip_element(tir::PrimExpr v, const ClipAttrs& attrs) {
+  const tir::PrimExpr lo = clip_bound(v.dtype(), attrs.a_min, true);
+  const tir::PrimExpr hi = clip_bound(v.dtype(), attrs.a_max, false);
   // Lower bound first, then upper: a_min > a_max gives a_max; NaN stays NaN.
   const tir::PrimExpr low_clipped = tir::select(tir::lt(v, lo), lo, v);
   return tir::select(tir::gt(low_clipped, hi), hi, low_clipped);
@@ -125,23 +121,28 @@ tir::PrimExpr abs_element(tir::PrimExpr v, const ComputeInput&) {
   return is_unsigned_int(v.dtype()) ? v : tir::call("abs", {v});
 }
 
-void add_unary_computes() {
+void add_unary_computes(OpRegistry& registry) {
   for (const char* name : {"exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf", "sin", "cos", "tan", "atan",
                            "floor", "ceil", "round", "trunc"})
     // The math intrinsic of the same name: the C library (or kiln_expf, within 2 ulp) computes
     // what the reference kernels' std:: functions do.
-    add_map_compute(name, [name](tir::PrimExpr v, const ComputeInput&) { return tir::call(name, {v}); });
-  add_map_compute("abs", abs_element);
-  add_map_compute("negative", [](tir::PrimExpr v, const ComputeInput&) { return -v; });
-  add_map_compute("clip", clip_element, no_64_bit_unsigned);
+    add_map_compute(registry, name, [name](tir::PrimExpr v, const ComputeInput&) { return tir::call(name, {v}); });
+  add_map_compute(registry, "abs", abs_element);
+  add_map_compute(registry, "negative", [](tir::PrimExpr v, const ComputeInput&) { return -v; });
+  set_compute<ClipAttrs>(
+      registry.get_mutable("clip"),
+      [](const ComputeInput& call, const ClipAttrs& attrs) {
+        return elementwise_compute([&attrs](tir::PrimExpr v, const ComputeInput&) { return clip_element(v, attrs); })(
+            call);
+      },
+      no_64_bit_unsigned);
   // float16/bfloat16 casts never get here: compile_obstacle keeps those dtypes on reference kernels.
-  add_map_compute("cast", cast_element, no_64_bit_unsigned);
+  add_map_compute(registry, "cast", cast_element, no_64_bit_unsigned);
 }
 
 }  // namespace
 
 void register_tensor_unary_ops(OpRegistry& registry) {
-  add_unary_computes();
   const DTypeClass fp = DTypeClass::kFloat;
   add_unary_op(registry, "sigmoid", "1 / (1 + exp(-x)).", fp);
   add_unary_op(registry, "tanh", "Hyperbolic tangent.", fp);
@@ -182,8 +183,7 @@ void register_tensor_unary_ops(OpRegistry& registry) {
           "min(max(x, a_min), a_max): when a_min > a_max every element becomes a_max (as ONNX Clip). "
           "For integer data the bounds are rounded inward to integers.")
       .arg("data")
-      .required_attr("a_min", AttrKind::kFloat)
-      .required_attr("a_max", AttrKind::kFloat)
+      .attrs<ClipAttrs>()
       .set_relation(unary_relation("clip", DTypeClass::kNumeric))
       .set_pattern(OpPattern::kElemwise);
 
@@ -192,9 +192,10 @@ void register_tensor_unary_ops(OpRegistry& registry) {
           "Converts to attribute dtype. Float to integer truncates toward zero and saturates at the "
           "integer range (NaN gives 0); integer to integer wraps; anything to bool is x != 0.")
       .arg("data")
-      .required_attr("dtype", AttrKind::kString)
-      .set_relation(named_relation("cast", cast_relation))
+      .attrs<CastAttrs>()
+      .set_relation<CastAttrs>(cast_relation)
       .set_pattern(OpPattern::kElemwise);
+  add_unary_computes(registry);
 }
 
 }  // namespace kiln

@@ -24,20 +24,21 @@ Type where_relation(const std::vector<Type>& args, const Attrs&) {
 }  // namespace
 
 void register_tensor_where_ops(OpRegistry& registry) {
-  StrategyRegistry::global().set_compute("where", [](const ComputeInput& call) {
+  OpDef& where =
+      registry.add("where")
+          .describe("Selects x where condition is true and y elsewhere; the three arguments broadcast together.")
+          .arg("condition")
+          .arg("x")
+          .arg("y")
+          .set_relation(named_relation("where", where_relation))
+          .set_pattern(OpPattern::kBroadcast);
+  set_compute(where, [](const ComputeInput& call) {
     const te::Tensor condition = call.args[0], x = call.args[1], y = call.args[2];
     return std::vector<te::Tensor>{
         te::compute(expect_tensor(call.out_type, "result").shape, call.name, [&](const te::Indices& i) {
           return tir::select(broadcast_read(condition, i), broadcast_read(x, i), broadcast_read(y, i));
         })};
   });
-  registry.add("where")
-      .describe("Selects x where condition is true and y elsewhere; the three arguments broadcast together.")
-      .arg("condition")
-      .arg("x")
-      .arg("y")
-      .set_relation(named_relation("where", where_relation))
-      .set_pattern(OpPattern::kBroadcast);
 }
 
 }  // namespace kiln

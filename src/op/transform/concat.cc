@@ -1,4 +1,5 @@
 // Ops: concatenate, split.
+#include "kiln/attrs/transform.h"
 #include "kiln/op/strategy.h"
 #include "op/compute_util.h"
 #include "op/op_util.h"
@@ -20,10 +21,10 @@ const TupleTypeNode& tuple_argument(const std::vector<Type>& args) {
 
 std::string field_name(size_t i) { return cat("field ", i, " of argument 'data'"); }
 
-Type concatenate_relation(const std::vector<Type>& args, const Attrs& attrs) {
+Type concatenate_relation(const std::vector<Type>& args, const ConcatenateAttrs& attrs) {
   const TupleTypeNode& tuple = tuple_argument(args);
   const TensorTypeNode& first = expect_tensor(tuple.fields[0], field_name(0));
-  int64_t axis = normalize_axis(attrs.get_int("axis"), first.ndim(), "concatenate axis");
+  int64_t axis = normalize_axis(attrs.axis, first.ndim(), "concatenate axis");
   Shape out = first.shape;
   // Which field fixed each dim: field 0, or a later one when field 0 left it unknown.
   std::vector<size_t> dim_source(out.size(), 0);
@@ -53,24 +54,17 @@ Type concatenate_relation(const std::vector<Type>& args, const Attrs& attrs) {
   return tensor_type(std::move(out), first.dtype);
 }
 
-// Extents of the pieces that split cuts dim `extent` into.
-std::vector<int64_t> split_sizes(const AttrValue& spec, int64_t extent, const std::string& where) {
-  if (spec.is_int()) {
-    int64_t sections = spec.as_int();
-    if (sections <= 0)
-      throw std::move(
-          Error("'indices_or_sections' must be a positive number of sections").expected("> 0", cat(sections)));
+// Extents of the pieces that split cuts dim `extent` into; SplitAttrs::validate() has checked
+// the form of indices_or_sections.
+std::vector<int64_t> split_sizes(const SplitAttrs& attrs, int64_t extent, const std::string& where) {
+  if (attrs.is_sections()) {
+    int64_t sections = attrs.sections();
     if (extent != kAnyDim && extent % sections != 0)
       throw std::move(Error(cat("cannot split ", where, " into ", sections, " equal sections"))
                           .expected(cat("an extent divisible by ", sections), cat(extent)));
     return std::vector<int64_t>(static_cast<size_t>(sections), extent == kAnyDim ? kAnyDim : extent / sections);
   }
-  bool int_list = spec.is_list();
-  for (const auto& item : int_list ? spec.as_list() : AttrValue::List{}) int_list &= item.is_int();
-  if (!int_list)
-    throw std::move(Error("'indices_or_sections' must be a number of sections or a list of split indices")
-                        .expected("an int or a list of ints", spec.to_string()));
-  std::vector<int64_t> indices = spec.as_ints();
+  std::vector<int64_t> indices = attrs.indices();
   std::vector<int64_t> sizes;
   int64_t previous = 0;
   for (int64_t index : indices) {
@@ -85,12 +79,12 @@ std::vector<int64_t> split_sizes(const AttrValue& spec, int64_t extent, const st
   return sizes;
 }
 
-Type split_relation(const std::vector<Type>& args, const Attrs& attrs) {
+Type split_relation(const std::vector<Type>& args, const SplitAttrs& attrs) {
   const TensorTypeNode& data = arg_tensor(args, 0, "data");
-  int64_t axis = normalize_axis(attrs.get_int("axis"), data.ndim(), "split axis");
+  int64_t axis = normalize_axis(attrs.axis, data.ndim(), "split axis");
   std::string where = cat("dim ", axis, " of argument 'data' with shape ", shape_str(data.shape));
   std::vector<Type> fields;
-  for (int64_t size : split_sizes(attrs.get("indices_or_sections"), data.shape[axis], where)) {
+  for (int64_t size : split_sizes(attrs, data.shape[axis], where)) {
     Shape piece = data.shape;
     piece[axis] = size;
     fields.push_back(tensor_type(std::move(piece), data.dtype));
@@ -100,9 +94,9 @@ Type split_relation(const std::vector<Type>& args, const Attrs& attrs) {
 
 // Output element i along the axis comes from the input whose range holds it: a chain of
 // selects on i, of which C evaluates only the branch taken.
-std::vector<te::Tensor> concatenate_compute(const ComputeInput& call) {
+std::vector<te::Tensor> concatenate_compute(const ComputeInput& call, const ConcatenateAttrs& attrs) {
   const TensorTypeNode& out = expect_tensor(call.out_type, "result");
-  const auto axis = static_cast<size_t>(normalize_axis(call.attrs.get_int("axis"), out.ndim()));
+  const auto axis = static_cast<size_t>(normalize_axis(attrs.axis, out.ndim()));
   return {te::compute(out.shape, call.name, [&](const te::Indices& i) {
     tir::PrimExpr value;
     int64_t start = 0;
@@ -119,9 +113,9 @@ std::vector<te::Tensor> concatenate_compute(const ComputeInput& call) {
 }
 
 // Piece k reads the data from the sum of the earlier pieces' extents on along the axis.
-std::vector<te::Tensor> split_compute(const ComputeInput& call) {
+std::vector<te::Tensor> split_compute(const ComputeInput& call, const SplitAttrs& attrs) {
   const te::Tensor data = call.args[0];
-  const auto axis = static_cast<size_t>(normalize_axis(call.attrs.get_int("axis"), static_cast<int64_t>(data.ndim())));
+  const auto axis = static_cast<size_t>(normalize_axis(attrs.axis, static_cast<int64_t>(data.ndim())));
   std::vector<te::Tensor> pieces;
   int64_t start = 0;
   for (const Type& field : as_tuple(call.out_type)->fields) {
@@ -137,24 +131,24 @@ std::vector<te::Tensor> split_compute(const ComputeInput& call) {
 }  // namespace
 
 void register_transform_concat_ops(OpRegistry& registry) {
-  StrategyRegistry::global().set_compute("split", split_compute);
-  StrategyRegistry::global().set_compute("concatenate", concatenate_compute);
-  registry.add("concatenate")
-      .describe("Joins the tensors of a tuple along 'axis'; the other dims must agree.")
-      .arg("data")
-      .attr("axis", AttrKind::kInt, 0)
-      .set_relation(relation_of("concatenate", concatenate_relation))
-      .set_pattern(OpPattern::kInjective);
+  OpDef& concatenate = registry.add("concatenate")
+                           .describe("Joins the tensors of a tuple along 'axis'; the other dims must agree.")
+                           .arg("data")
+                           .attrs<ConcatenateAttrs>()
+                           .set_relation<ConcatenateAttrs>(concatenate_relation)
+                           .set_pattern(OpPattern::kInjective);
+  set_compute<ConcatenateAttrs>(concatenate, concatenate_compute);
 
-  registry.add("split")
-      .describe(
-          "Cuts 'data' along 'axis' into a tuple: 'indices_or_sections' is a number of equal sections or a list of "
-          "ascending split indices (pieces [0, i0), [i0, i1), ..., [ilast, end)).")
-      .arg("data")
-      .required_attr("indices_or_sections", AttrKind::kAny)
-      .attr("axis", AttrKind::kInt, 0)
-      .set_relation(relation_of("split", split_relation))
-      .set_pattern(OpPattern::kInjective);
+  OpDef& split =
+      registry.add("split")
+          .describe(
+              "Cuts 'data' along 'axis' into a tuple: 'indices_or_sections' is a number of equal sections or a list of "
+              "ascending split indices (pieces [0, i0), [i0, i1), ..., [ilast, end)).")
+          .arg("data")
+          .attrs<SplitAttrs>()
+          .set_relation<SplitAttrs>(split_relation)
+          .set_pattern(OpPattern::kInjective);
+  set_compute<SplitAttrs>(split, split_compute);
 }
 
 }  // namespace kiln

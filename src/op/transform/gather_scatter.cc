@@ -3,6 +3,7 @@
 // gather_nd and scatter_nd take Relay's index layout: the M coordinates of each index lie
 // along the FIRST axis of 'indices' (shape (M, Y_0, ..., Y_K-1)); ONNX puts them last, and
 // its converter moves that axis to the front.
+#include "kiln/attrs/indexing.h"
 #include "op/op_util.h"
 #include "op/transform/transform_util.h"
 
@@ -30,22 +31,16 @@ bool compatible(const Shape& a, const Shape& b) {
   return true;
 }
 
-void check_reduction(const std::string& reduction) {
-  for (const char* r : {"update", "add", "mul", "min", "max"})
-    if (reduction == r) return;
-  throw std::move(Error("attribute 'reduction' is not supported").expected("update, add, mul, min or max", reduction));
-}
-
-Type gather_elements_relation(const std::vector<Type>& args, const Attrs& attrs) {
+Type gather_elements_relation(const std::vector<Type>& args, const GatherElementsAttrs& attrs) {
   const TensorTypeNode& data = arg_tensor(args, 0, "data");
   const TensorTypeNode& indices = arg_tensor(args, 1, "indices");
   require_int_indices(indices);
   require_same_rank("indices", indices, data);
-  normalize_axis(attrs.get_int("axis"), data.ndim(), "gather_elements axis");
+  normalize_axis(attrs.axis, data.ndim(), "gather_elements axis");
   return tensor_type(indices.shape, data.dtype);
 }
 
-Type scatter_elements_relation(const std::vector<Type>& args, const Attrs& attrs) {
+Type scatter_elements_relation(const std::vector<Type>& args, const ScatterElementsAttrs& attrs) {
   const TensorTypeNode& data = arg_tensor(args, 0, "data");
   const TensorTypeNode& indices = arg_tensor(args, 1, "indices");
   const TensorTypeNode& updates = arg_tensor(args, 2, "updates");
@@ -57,8 +52,7 @@ Type scatter_elements_relation(const std::vector<Type>& args, const Attrs& attrs
   if (updates.dtype != data.dtype)
     throw std::move(Error("argument 'updates' must have the dtype of argument 'data'")
                         .expected(std::string(dtype_name(data.dtype)), std::string(dtype_name(updates.dtype))));
-  normalize_axis(attrs.get_int("axis"), data.ndim(), "scatter_elements axis");
-  check_reduction(attrs.get_string("reduction"));
+  normalize_axis(attrs.axis, data.ndim(), "scatter_elements axis");
   return args[0];
 }
 
@@ -82,17 +76,17 @@ int64_t index_length(const TensorTypeNode& indices, const TensorTypeNode& data, 
   return m;
 }
 
-Type gather_nd_relation(const std::vector<Type>& args, const Attrs& attrs) {
+Type gather_nd_relation(const std::vector<Type>& args, const GatherNDAttrs& attrs) {
   const TensorTypeNode& data = arg_tensor(args, 0, "data");
   const TensorTypeNode& indices = arg_tensor(args, 1, "indices");
-  int64_t batch_dims = attrs.get_int("batch_dims");
+  int64_t batch_dims = attrs.batch_dims;
   int64_t m = index_length(indices, data, batch_dims);
   Shape out(indices.shape.begin() + 1, indices.shape.end());
   out.insert(out.end(), data.shape.begin() + batch_dims + m, data.shape.end());
   return tensor_type(std::move(out), data.dtype);
 }
 
-Type scatter_nd_relation(const std::vector<Type>& args, const Attrs& attrs) {
+Type scatter_nd_relation(const std::vector<Type>& args, const ScatterNDAttrs&) {
   const TensorTypeNode& data = arg_tensor(args, 0, "data");
   const TensorTypeNode& indices = arg_tensor(args, 1, "indices");
   const TensorTypeNode& updates = arg_tensor(args, 2, "updates");
@@ -106,7 +100,6 @@ Type scatter_nd_relation(const std::vector<Type>& args, const Attrs& attrs) {
   if (updates.dtype != data.dtype)
     throw std::move(Error("argument 'updates' must have the dtype of argument 'data'")
                         .expected(std::string(dtype_name(data.dtype)), std::string(dtype_name(updates.dtype))));
-  check_reduction(attrs.get_string("mode"));
   return args[0];
 }
 
@@ -119,8 +112,8 @@ void register_transform_gather_scatter_ops(OpRegistry& registry) {
           "dimension 'axis' (ONNX GatherElements, Relay gather). Negative indices count from the end.")
       .arg("data")
       .arg("indices")
-      .attr("axis", AttrKind::kInt, int64_t{0})
-      .set_relation(relation_of("gather_elements", gather_elements_relation))
+      .attrs<GatherElementsAttrs>()
+      .set_relation<GatherElementsAttrs>(gather_elements_relation)
       .set_pattern(OpPattern::kInjective);
 
   registry.add("scatter_elements")
@@ -130,9 +123,8 @@ void register_transform_gather_scatter_ops(OpRegistry& registry) {
       .arg("data")
       .arg("indices")
       .arg("updates")
-      .attr("axis", AttrKind::kInt, int64_t{0})
-      .attr("reduction", AttrKind::kString, "update")
-      .set_relation(relation_of("scatter_elements", scatter_elements_relation))
+      .attrs<ScatterElementsAttrs>()
+      .set_relation<ScatterElementsAttrs>(scatter_elements_relation)
       .set_pattern(OpPattern::kOpaque);
 
   registry.add("gather_nd")
@@ -142,9 +134,8 @@ void register_transform_gather_scatter_ops(OpRegistry& registry) {
           "leading axes of 'data'. Negative coordinates count from the end.")
       .arg("data")
       .arg("indices")
-      .attr("batch_dims", AttrKind::kInt, int64_t{0})
-      .attr("index_rank", AttrKind::kInt, AttrValue())
-      .set_relation(relation_of("gather_nd", gather_nd_relation))
+      .attrs<GatherNDAttrs>()
+      .set_relation<GatherNDAttrs>(gather_nd_relation)
       .set_pattern(OpPattern::kInjective);
 
   registry.add("scatter_nd")
@@ -154,8 +145,8 @@ void register_transform_gather_scatter_ops(OpRegistry& registry) {
       .arg("data")
       .arg("indices")
       .arg("updates")
-      .attr("mode", AttrKind::kString, "update")
-      .set_relation(relation_of("scatter_nd", scatter_nd_relation))
+      .attrs<ScatterNDAttrs>()
+      .set_relation<ScatterNDAttrs>(scatter_nd_relation)
       .set_pattern(OpPattern::kOpaque);
 }
 

@@ -1,6 +1,6 @@
 // Ops: one_hot, reverse_sequence.
+#include "kiln/attrs/transform.h"
 #include "op/op_util.h"
-#include "op/transform/transform_util.h"
 
 namespace kiln {
 
@@ -11,26 +11,24 @@ void require_scalar(const std::string& name, const TensorTypeNode& t) {
     throw std::move(Error(cat("argument '", name, "' must be a scalar")).expected("shape ()", shape_str(t.shape)));
 }
 
-Type one_hot_relation(const std::vector<Type>& args, const Attrs& attrs) {
+Type one_hot_relation(const std::vector<Type>& args, const OneHotAttrs& attrs) {
   const TensorTypeNode& indices = arg_tensor(args, 0, "indices");
   require_scalar("on_value", arg_tensor(args, 1, "on_value"));
   require_scalar("off_value", arg_tensor(args, 2, "off_value"));
   if (!is_int(indices.dtype))
     throw std::move(Error(cat("argument 'indices' with shape ", shape_str(indices.shape), " must hold integers"))
                         .expected("an integer dtype", std::string(dtype_name(indices.dtype))));
-  int64_t depth = attrs.get_int("depth");
-  check(depth >= 0, "attribute 'depth' must not be negative, found ", depth);
-  int64_t axis = normalize_axis(attrs.get_int("axis"), indices.ndim() + 1, "one_hot axis");
+  int64_t axis = normalize_axis(attrs.axis, indices.ndim() + 1, "one_hot axis");
   Shape out = indices.shape;
-  out.insert(out.begin() + axis, depth);
-  return tensor_type(std::move(out), parse_dtype(attrs.get_string("dtype")));
+  out.insert(out.begin() + axis, attrs.depth);
+  return tensor_type(std::move(out), parse_dtype(attrs.dtype));
 }
 
-Type reverse_sequence_relation(const std::vector<Type>& args, const Attrs& attrs) {
+Type reverse_sequence_relation(const std::vector<Type>& args, const ReverseSequenceAttrs& attrs) {
   const TensorTypeNode& data = arg_tensor(args, 0, "data");
   const TensorTypeNode& lengths = arg_tensor(args, 1, "seq_lengths");
-  int64_t seq_axis = normalize_axis(attrs.get_int("seq_axis"), data.ndim(), "reverse_sequence seq_axis");
-  int64_t batch_axis = normalize_axis(attrs.get_int("batch_axis"), data.ndim(), "reverse_sequence batch_axis");
+  int64_t seq_axis = normalize_axis(attrs.seq_axis, data.ndim(), "reverse_sequence seq_axis");
+  int64_t batch_axis = normalize_axis(attrs.batch_axis, data.ndim(), "reverse_sequence batch_axis");
   check(seq_axis != batch_axis, "attributes 'seq_axis' and 'batch_axis' must differ, both are ", seq_axis);
   int64_t batch = data.shape[batch_axis];
   if (!is_int(lengths.dtype) || lengths.ndim() != 1 ||
@@ -53,10 +51,8 @@ void register_transform_one_hot_ops(OpRegistry& registry) {
       .arg("indices")
       .arg("on_value")
       .arg("off_value")
-      .required_attr("depth", AttrKind::kInt)
-      .attr("axis", AttrKind::kInt, int64_t{-1})
-      .attr("dtype", AttrKind::kString, "float32")
-      .set_relation(relation_of("one_hot", one_hot_relation))
+      .attrs<OneHotAttrs>()
+      .set_relation<OneHotAttrs>(one_hot_relation)
       .set_pattern(OpPattern::kOutEWiseFusable);
 
   registry.add("reverse_sequence")
@@ -65,9 +61,8 @@ void register_transform_one_hot_ops(OpRegistry& registry) {
           "'seq_axis' and keeps the rest (lengths beyond the extent are clamped).")
       .arg("data")
       .arg("seq_lengths")
-      .attr("seq_axis", AttrKind::kInt, int64_t{1})
-      .attr("batch_axis", AttrKind::kInt, int64_t{0})
-      .set_relation(relation_of("reverse_sequence", reverse_sequence_relation))
+      .attrs<ReverseSequenceAttrs>()
+      .set_relation<ReverseSequenceAttrs>(reverse_sequence_relation)
       .set_pattern(OpPattern::kInjective);
 }
 

@@ -2,6 +2,7 @@
 // with another shape, so their type relations carry the whole meaning.
 #include <algorithm>
 
+#include "kiln/attrs/transform.h"
 #include "kiln/op/strategy.h"
 #include "op/compute_util.h"
 #include "op/op_util.h"
@@ -143,23 +144,19 @@ class ReshapeBuilder {
   int64_t infer_at_ = -1;
 };
 
-Type reshape_relation(const std::vector<Type>& args, const Attrs& attrs) {
+Type reshape_relation(const std::vector<Type>& args, const ReshapeAttrs& attrs) {
   const TensorTypeNode& data = arg_tensor(args, 0, "data");
-  int64_t allowzero = attrs.get_int("allowzero");
-  if (allowzero != 0 && allowzero != 1)
-    throw std::move(Error("attribute 'allowzero' must be 0 or 1").expected("0 or 1", cat(allowzero)));
-  std::vector<int64_t> newshape = attrs.get_ints("newshape");
-  return tensor_type(ReshapeBuilder(data.shape, newshape, allowzero == 1).build(), data.dtype);
+  return tensor_type(ReshapeBuilder(data.shape, attrs.newshape, attrs.allowzero == 1).build(), data.dtype);
 }
 
-Type squeeze_relation(const std::vector<Type>& args, const Attrs& attrs) {
+Type squeeze_relation(const std::vector<Type>& args, const SqueezeAttrs& attrs) {
   const TensorTypeNode& data = arg_tensor(args, 0, "data");
   // Unknown dims are kept by squeeze(axis=None): they may not be 1 at run time.
   std::vector<bool> drop(data.shape.size(), false);
-  if (attrs.is_none("axis")) {
+  if (!attrs.axis) {
     for (size_t d = 0; d < drop.size(); ++d) drop[d] = data.shape[d] == 1;
   } else {
-    for (int64_t axis : attrs.get_ints("axis")) {
+    for (int64_t axis : *attrs.axis) {
       int64_t a = normalize_axis(axis, data.ndim(), "squeeze axis");
       if (drop[a])
         throw std::move(Error(cat("axis ", axis, " appears twice in 'axis'")).expected("distinct axes", "a repeat"));
@@ -177,53 +174,51 @@ Type squeeze_relation(const std::vector<Type>& args, const Attrs& attrs) {
   return tensor_type(std::move(out), data.dtype);
 }
 
-Type expand_dims_relation(const std::vector<Type>& args, const Attrs& attrs) {
+Type expand_dims_relation(const std::vector<Type>& args, const ExpandDimsAttrs& attrs) {
   const TensorTypeNode& data = arg_tensor(args, 0, "data");
-  int64_t count = attrs.get_int("num_newaxis");
-  if (count < 0) throw std::move(Error("attribute 'num_newaxis' must not be negative").expected(">= 0", cat(count)));
   // The new axes go before input dim `axis`; -1 appends them after the last one.
-  int64_t axis = normalize_axis(attrs.get_int("axis"), data.ndim() + 1, "expand_dims axis");
+  int64_t axis = normalize_axis(attrs.axis, data.ndim() + 1, "expand_dims axis");
   Shape out(data.shape.begin(), data.shape.begin() + axis);
-  out.insert(out.end(), static_cast<size_t>(count), 1);
+  out.insert(out.end(), static_cast<size_t>(attrs.num_newaxis), 1);
   out.insert(out.end(), data.shape.begin() + axis, data.shape.end());
   return tensor_type(std::move(out), data.dtype);
+}
+
+// reshape, squeeze and expand_dims keep the row-major order of the elements.
+std::vector<te::Tensor> same_elements_compute(const ComputeInput& call) {
+  const te::Tensor x = call.args[0];
+  const std::vector<int64_t> shape = expect_tensor(call.out_type, "result").shape;
+  return {te::compute(shape, call.name, [&](const te::Indices& i) { return row_major_read(x, i, shape); })};
 }
 
 }  // namespace
 
 void register_transform_reshape_ops(OpRegistry& registry) {
-  for (const char* op : {"reshape", "squeeze", "expand_dims"})
-    StrategyRegistry::global().set_compute(op, [](const ComputeInput& call) {
-      const te::Tensor x = call.args[0];
-      const std::vector<int64_t> shape = expect_tensor(call.out_type, "result").shape;
-      return std::vector<te::Tensor>{
-          te::compute(shape, call.name, [&](const te::Indices& i) { return row_major_read(x, i, shape); })};
-    });
   registry.add("reshape")
       .describe(
           "Same elements in another shape. In 'newshape', 0 copies the input dim at that position (a real zero "
           "extent when allowzero=1), -1 is inferred from the rest, -2 copies all remaining input dims, -3 merges "
           "two input dims, -4 a b splits one input dim into (a, b).")
       .arg("data")
-      .required_attr("newshape", AttrKind::kInts)
-      .attr("allowzero", AttrKind::kInt, 0)
-      .set_relation(relation_of("reshape", reshape_relation))
+      .attrs<ReshapeAttrs>()
+      .set_relation<ReshapeAttrs>(reshape_relation)
       .set_pattern(OpPattern::kInjective);
 
   registry.add("squeeze")
       .describe("Removes the unit dims listed in 'axis', or every unit dim when 'axis' is None.")
       .arg("data")
-      .attr("axis", AttrKind::kInts, AttrValue())
-      .set_relation(relation_of("squeeze", squeeze_relation))
+      .attrs<SqueezeAttrs>()
+      .set_relation<SqueezeAttrs>(squeeze_relation)
       .set_pattern(OpPattern::kInjective);
 
   registry.add("expand_dims")
       .describe("Inserts 'num_newaxis' unit dims before input dim 'axis' (negative counts from the end).")
       .arg("data")
-      .required_attr("axis", AttrKind::kInt)
-      .attr("num_newaxis", AttrKind::kInt, 1)
-      .set_relation(relation_of("expand_dims", expand_dims_relation))
+      .attrs<ExpandDimsAttrs>()
+      .set_relation<ExpandDimsAttrs>(expand_dims_relation)
       .set_pattern(OpPattern::kInjective);
+  for (const char* op : {"reshape", "squeeze", "expand_dims"})
+    set_compute(registry.get_mutable(op), same_elements_compute);
 }
 
 }  // namespace kiln

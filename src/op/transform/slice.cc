@@ -9,7 +9,7 @@ namespace kiln {
 
 namespace {
 
-Type strided_slice_relation(const std::vector<Type>& args, const Attrs& attrs) {
+Type strided_slice_relation(const std::vector<Type>& args, const StridedSliceAttrs& attrs) {
   const TensorTypeNode& data = arg_tensor(args, 0, "data");
   StridedSliceSpec spec = parse_strided_slice(attrs, data.ndim());
   Shape out;
@@ -17,21 +17,14 @@ Type strided_slice_relation(const std::vector<Type>& args, const Attrs& attrs) {
   return tensor_type(std::move(out), data.dtype);
 }
 
-void check_take_mode(const std::string& mode) {
-  if (mode != "clip" && mode != "wrap" && mode != "fast")
-    throw std::move(
-        Error("attribute 'mode' must be \"clip\", \"wrap\" or \"fast\"").expected("clip, wrap or fast", mode));
-}
-
-Type take_relation(const std::vector<Type>& args, const Attrs& attrs) {
+Type take_relation(const std::vector<Type>& args, const TakeAttrs& attrs) {
   const TensorTypeNode& data = arg_tensor(args, 0, "data");
   const TensorTypeNode& indices = arg_tensor(args, 1, "indices");
   if (indices.dtype != DType::kInt32 && indices.dtype != DType::kInt64)
     throw std::move(Error(cat("argument 'indices' with shape ", shape_str(indices.shape), " must hold integers"))
                         .expected("int32 or int64", std::string(dtype_name(indices.dtype))));
-  check_take_mode(attrs.get_string("mode"));
-  if (attrs.is_none("axis")) return tensor_type(indices.shape, data.dtype);  // indexes the flattened data
-  int64_t axis = normalize_axis(attrs.get_int("axis"), data.ndim(), "take axis");
+  if (!attrs.axis) return tensor_type(indices.shape, data.dtype);  // indexes the flattened data
+  int64_t axis = normalize_axis(*attrs.axis, data.ndim(), "take axis");
   // data.shape[:axis] + indices.shape + data.shape[axis+1:]
   Shape out(data.shape.begin(), data.shape.begin() + axis);
   out.insert(out.end(), indices.shape.begin(), indices.shape.end());
@@ -39,10 +32,10 @@ Type take_relation(const std::vector<Type>& args, const Attrs& attrs) {
   return tensor_type(std::move(out), data.dtype);
 }
 
-std::vector<te::Tensor> strided_slice_compute(const ComputeInput& call) {
+std::vector<te::Tensor> strided_slice_compute(const ComputeInput& call, const StridedSliceAttrs& attrs) {
   const te::Tensor x = call.args[0];
   const std::vector<AxisSlice> plan =
-      plan_strided_slice(parse_strided_slice(call.attrs, static_cast<int64_t>(x.ndim())), x.shape());
+      plan_strided_slice(parse_strided_slice(attrs, static_cast<int64_t>(x.ndim())), x.shape());
   return {te::compute(expect_tensor(call.out_type, "result").shape, call.name, [&](const te::Indices& i) {
     std::vector<tir::PrimExpr> index;
     for (size_t d = 0; d < plan.size(); ++d)
@@ -61,11 +54,11 @@ tir::PrimExpr take_position(tir::PrimExpr raw, int64_t extent, const std::string
   return tir::min(tir::max(from_end, tir::int_imm(0)), tir::int_imm(extent - 1));
 }
 
-std::vector<te::Tensor> take_compute(const ComputeInput& call) {
+std::vector<te::Tensor> take_compute(const ComputeInput& call, const TakeAttrs& attrs) {
   const te::Tensor data = call.args[0], indices = call.args[1];
-  const std::string mode = call.attrs.get_string("mode");
+  const std::string& mode = attrs.mode;
   const std::vector<int64_t>& out_shape = expect_tensor(call.out_type, "result").shape;
-  if (call.attrs.is_none("axis")) {
+  if (!attrs.axis) {
     // Indexes the flattened data: the position, unravelled into data's row-major indices.
     const te::Tensor flat_data =
         te::compute({num_elements(data.shape())}, call.name + "_flat",
@@ -74,8 +67,7 @@ std::vector<te::Tensor> take_compute(const ComputeInput& call) {
       return flat_data({take_position(indices(index_exprs(i)), num_elements(data.shape()), mode)});
     })};
   }
-  const size_t axis =
-      static_cast<size_t>(normalize_axis(call.attrs.get_int("axis"), static_cast<int64_t>(data.ndim())));
+  const size_t axis = static_cast<size_t>(normalize_axis(*attrs.axis, static_cast<int64_t>(data.ndim())));
   return {te::compute(out_shape, call.name, [&](const te::Indices& i) {
     std::vector<tir::PrimExpr> index_of_index(i.begin() + axis, i.begin() + axis + indices.ndim());
     std::vector<tir::PrimExpr> index(i.begin(), i.begin() + axis);
@@ -88,7 +80,7 @@ std::vector<te::Tensor> take_compute(const ComputeInput& call) {
 // mode "fast" reports out-of-range indices, and no index fits an axis of extent 0: both stay
 // with the reference kernel.
 std::string take_limit(const std::vector<Type>& args, const Type&, const Attrs& attrs) {
-  if (attrs.get_string("mode") == "fast") return "mode \"fast\" reports out-of-range indices";
+  if (attrs_from<TakeAttrs>(attrs, "take").mode == "fast") return "mode \"fast\" reports out-of-range indices";
   for (int64_t d : expect_tensor(args[0], "data").shape)
     if (d == 0) return "data with an axis of extent 0";
   return "";
@@ -97,20 +89,14 @@ std::string take_limit(const std::vector<Type>& args, const Type&, const Attrs& 
 }  // namespace
 
 void register_transform_slice_ops(OpRegistry& registry) {
-  StrategyRegistry::global().set_compute("strided_slice", strided_slice_compute);
-  StrategyRegistry::global().set_compute("take", take_compute, take_limit);
   registry.add("strided_slice")
       .describe(
           "numpy-style slice data[begin:end:stride] on the dims in 'axes' (None: the leading dims, one per entry of "
           "'begin'). Negative indices count from the end; out-of-range ones are clamped; strides may be negative. "
           "slice_mode=\"size\" reads end[i] as a size (-1: the rest) and ignores strides.")
       .arg("data")
-      .required_attr("begin", AttrKind::kInts)
-      .required_attr("end", AttrKind::kInts)
-      .attr("strides", AttrKind::kInts, AttrValue())
-      .attr("axes", AttrKind::kInts, AttrValue())
-      .attr("slice_mode", AttrKind::kString, "end")
-      .set_relation(relation_of("strided_slice", strided_slice_relation))
+      .attrs<StridedSliceAttrs>()
+      .set_relation<StridedSliceAttrs>(strided_slice_relation)
       .set_pattern(OpPattern::kInjective);
 
   registry.add("take")
@@ -120,10 +106,11 @@ void register_transform_slice_ops(OpRegistry& registry) {
           "around, \"fast\" is an error.")
       .arg("data")
       .arg("indices")
-      .attr("axis", AttrKind::kInt, AttrValue())
-      .attr("mode", AttrKind::kString, "clip")
-      .set_relation(relation_of("take", take_relation))
+      .attrs<TakeAttrs>()
+      .set_relation<TakeAttrs>(take_relation)
       .set_pattern(OpPattern::kInjective);
+  set_compute<StridedSliceAttrs>(registry.get_mutable("strided_slice"), strided_slice_compute);
+  set_compute<TakeAttrs>(registry.get_mutable("take"), take_compute, take_limit);
 }
 
 }  // namespace kiln

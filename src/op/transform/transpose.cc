@@ -1,4 +1,5 @@
 // Ops: transpose.
+#include "kiln/attrs/transform.h"
 #include "kiln/op/strategy.h"
 #include "op/compute_util.h"
 #include "op/op_util.h"
@@ -9,14 +10,14 @@ namespace kiln {
 namespace {
 
 // The permutation that `axes` describes for a tensor of rank `ndim` (None reverses the dims).
-std::vector<int64_t> transpose_permutation(const Attrs& attrs, const Shape& shape) {
+std::vector<int64_t> transpose_permutation(const TransposeAttrs& attrs, const Shape& shape) {
   int64_t ndim = static_cast<int64_t>(shape.size());
   std::vector<int64_t> perm;
-  if (attrs.is_none("axes")) {
+  if (!attrs.axes) {
     for (int64_t d = ndim - 1; d >= 0; --d) perm.push_back(d);
     return perm;
   }
-  std::vector<int64_t> axes = attrs.get_ints("axes");
+  const std::vector<int64_t>& axes = *attrs.axes;
   if (static_cast<int64_t>(axes.size()) != ndim)
     throw std::move(Error(cat("'axes' must list every dim of argument 'data' with shape ", shape_str(shape)))
                         .expected(cat(ndim, " axes"), ints_str(axes)));
@@ -32,7 +33,7 @@ std::vector<int64_t> transpose_permutation(const Attrs& attrs, const Shape& shap
   return perm;
 }
 
-Type transpose_relation(const std::vector<Type>& args, const Attrs& attrs) {
+Type transpose_relation(const std::vector<Type>& args, const TransposeAttrs& attrs) {
   const TensorTypeNode& data = arg_tensor(args, 0, "data");
   Shape out;
   for (int64_t a : transpose_permutation(attrs, data.shape)) out.push_back(data.shape[a]);
@@ -42,9 +43,15 @@ Type transpose_relation(const std::vector<Type>& args, const Attrs& attrs) {
 }  // namespace
 
 void register_transform_transpose_ops(OpRegistry& registry) {
-  StrategyRegistry::global().set_compute("transpose", [](const ComputeInput& call) {
+  OpDef& transpose = registry.add("transpose")
+                         .describe("Permutes the dims: output dim i is input dim axes[i]. axes=None reverses the dims.")
+                         .arg("data")
+                         .attrs<TransposeAttrs>()
+                         .set_relation<TransposeAttrs>(transpose_relation)
+                         .set_pattern(OpPattern::kInjective);
+  set_compute<TransposeAttrs>(transpose, [](const ComputeInput& call, const TransposeAttrs& attrs) {
     const te::Tensor x = call.args[0];
-    const std::vector<int64_t> perm = transpose_permutation(call.attrs, x.shape());
+    const std::vector<int64_t> perm = transpose_permutation(attrs, x.shape());
     return std::vector<te::Tensor>{
         te::compute(expect_tensor(call.out_type, "result").shape, call.name, [&](const te::Indices& i) {
           std::vector<tir::PrimExpr> index(perm.size());
@@ -52,12 +59,6 @@ void register_transform_transpose_ops(OpRegistry& registry) {
           return x(index);
         })};
   });
-  registry.add("transpose")
-      .describe("Permutes the dims: output dim i is input dim axes[i]. axes=None reverses the dims.")
-      .arg("data")
-      .attr("axes", AttrKind::kInts, AttrValue())
-      .set_relation(relation_of("transpose", transpose_relation))
-      .set_pattern(OpPattern::kInjective);
 }
 
 }  // namespace kiln

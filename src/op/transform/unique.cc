@@ -1,5 +1,6 @@
 // Ops whose result extent depends on the data: argwhere, unique. Their relations give '?'
 // for that extent; the interpreter lets the kernel size the output.
+#include "kiln/attrs/transform.h"
 #include "op/op_util.h"
 #include "op/transform/transform_util.h"
 
@@ -12,12 +13,12 @@ Type argwhere_relation(const std::vector<Type>& args, const Attrs&) {
   return tensor_type({kAnyDim, condition.ndim()}, DType::kInt64);
 }
 
-Type unique_relation(const std::vector<Type>& args, const Attrs& attrs) {
+Type unique_relation(const std::vector<Type>& args, const UniqueAttrs& attrs) {
   const TensorTypeNode& data = arg_tensor(args, 0, "data");
   Shape values{kAnyDim};
   int64_t compared = num_elements(data.shape);  // entries deduplicated: elements or slices
-  if (!attrs.is_none("axis")) {
-    int64_t axis = normalize_axis(attrs.get_int("axis"), data.ndim(), "unique axis");
+  if (attrs.axis) {
+    int64_t axis = normalize_axis(*attrs.axis, data.ndim(), "unique axis");
     values = data.shape;
     values[axis] = kAnyDim;
     compared = data.shape[axis];
@@ -46,9 +47,8 @@ void register_transform_unique_ops(OpRegistry& registry) {
           "(lexicographic for slices) else in order of first occurrence, as the tuple (values, first-occurrence "
           "indices, inverse indices, counts), like ONNX Unique.")
       .arg("data")
-      .attr("sorted", AttrKind::kBool, true)
-      .attr("axis", AttrKind::kInt, AttrValue())
-      .set_relation(relation_of("unique", unique_relation))
+      .attrs<UniqueAttrs>()
+      .set_relation<UniqueAttrs>(unique_relation)
       .set_pattern(OpPattern::kOpaque);
 }
 

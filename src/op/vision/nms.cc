@@ -5,6 +5,7 @@
 // is dropped when its IoU with a box already taken exceeds iou_threshold; at most
 // max_output_boxes_per_class are taken. boxes: (batch, num_boxes, 4) as [y1, x1, y2, x2]
 // (any corner order), or [x_center, y_center, width, height] with center_point_box.
+#include "kiln/attrs/vision.h"
 #include "op/nn/window_attrs.h"
 
 namespace kiln {
@@ -18,7 +19,7 @@ void check_scalar_arg(const TensorTypeNode& t, const std::string& arg_name) {
                         .expected("() or (1,)", shape_str(t.shape)));
 }
 
-Type nms_relation(const std::vector<Type>& args, const Attrs&) {
+Type nms_relation(const std::vector<Type>& args, const AllClassNmsAttrs&) {
   const TensorTypeNode& boxes = arg_tensor_of_rank(args, 0, "boxes", 3, "batch, num_boxes, 4");
   const TensorTypeNode& scores = arg_tensor_of_rank(args, 1, "scores", 3, "batch, num_classes, num_boxes");
   check_float_arg(boxes, "boxes");
@@ -55,8 +56,8 @@ void register_vision_nms_ops(OpRegistry& registry) {
       .arg("max_output_boxes_per_class")
       .arg("iou_threshold")
       .arg("score_threshold")
-      .attr("center_point_box", AttrKind::kBool, false)
-      .set_relation(nms_relation)
+      .attrs<AllClassNmsAttrs>()
+      .set_relation<AllClassNmsAttrs>(nms_relation)
       .set_pattern(OpPattern::kOpaque);
 }
 

@@ -4,22 +4,22 @@
 // sample_ratio <= 0 means ceil(roi extent / pooled extent) samples per bin side. 'aligned'
 // (an extension, ONNX's coordinate_transformation_mode=half_pixel) shifts the scaled box by
 // -0.5 and lets it be smaller than one pixel; otherwise boxes are at least 1 x 1.
+#include "kiln/attrs/vision.h"
 #include "op/nn/window_attrs.h"
 
 namespace kiln {
 
 namespace {
 
-Type roi_align_relation(const std::vector<Type>& args, const Attrs& attrs) {
-  choice_attr(attrs, "layout", {"NCHW"});
-  choice_attr(attrs, "mode", {"avg", "max"});
+// layout, mode and pooled_size are checked by RoiAlignAttrs::validate.
+Type roi_align_relation(const std::vector<Type>& args, const RoiAlignAttrs& attrs) {
   const TensorTypeNode& data = arg_tensor_of_rank(args, 0, "data", 4, "NCHW");
   const TensorTypeNode& rois = arg_tensor_of_rank(args, 1, "rois", 2, "num_rois, 5");
   check_float_arg(data, "data");
   check_float_arg(rois, "rois");
   check_same_extent(rois.shape[1], 5, "box fields (axis 1: batch index, x1, y1, x2, y2)", "rois", rois.shape, "rois",
                     {kAnyDim, 5});
-  Pair2D pooled = pair_attr(attrs, "pooled_size", 1);
+  const Pair2D pooled = attrs.pooled();
   return tensor_type({rois.shape[0], data.shape[1], pooled.h, pooled.w}, data.dtype);
 }
 
@@ -30,13 +30,8 @@ void register_vision_roi_align_ops(OpRegistry& registry) {
       .describe("RoIAlign over NCHW data; rois rows are (batch index, x1, y1, x2, y2).")
       .arg("data")
       .arg("rois")
-      .required_attr("pooled_size", AttrKind::kInts)
-      .attr("spatial_scale", AttrKind::kFloat, 1.0)
-      .attr("sample_ratio", AttrKind::kInt, -1)
-      .attr("layout", AttrKind::kString, "NCHW")
-      .attr("mode", AttrKind::kString, "avg")
-      .attr("aligned", AttrKind::kBool, false)
-      .set_relation(roi_align_relation)
+      .attrs<RoiAlignAttrs>()
+      .set_relation<RoiAlignAttrs>(roi_align_relation)
       .set_pattern(OpPattern::kOutEWiseFusable);
 }
 

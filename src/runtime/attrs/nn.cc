@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "kiln/attrs/dtype_attr.h"
 #include "kiln/runtime/attrs.h"
 #include "kiln/support/error.h"
 #include "kiln/support/strings.h"
@@ -85,6 +86,36 @@ void Pool3DAttrs::validate() const {
 void GlobalPool2DAttrs::validate() const {
   check_choice("layout", layout, {"NCHW", "NHWC"});
   check_choice("out_layout", out_layout, {"", layout});
+}
+
+void DenseAttrs::validate() const { dtype_attr_or("out_dtype", out_dtype, DType::kFloat32); }
+
+void BatchMatmulAttrs::validate() const { dtype_attr_or("out_dtype", out_dtype, DType::kFloat32); }
+
+void NormAttrs::validate() const {
+  if (epsilon < 0)
+    throw std::move(Error("attribute 'epsilon' must not be negative").expected(">= 0", AttrValue(epsilon).to_string()));
+}
+
+void LrnAttrs::validate() const {
+  if (size < 1) throw std::move(Error("attribute 'size' must be positive").expected(">= 1", cat(size)));
+}
+
+void NllLossAttrs::validate() const { check_choice("reduction", reduction, {"none", "sum", "mean"}); }
+
+void DropoutAttrs::validate() const {
+  if (!(rate >= 0.0 && rate <= 1.0))
+    throw std::move(Error("attribute 'rate' out of range").expected("a rate in [0, 1]", cat(rate)));
+}
+
+void MaxUnpoolAttrs::validate() const {
+  for (int64_t e : output_shape)
+    if (e < 0)
+      throw std::move(
+          Error("attribute 'output_shape' must not be negative").expected("extents >= 0", shape_str(output_shape)));
+  if (index_shape && index_shape->size() != output_shape.size())
+    throw std::move(Error("attribute 'index_shape' must have the rank of 'output_shape'")
+                        .expected(cat(output_shape.size(), " values"), shape_str(*index_shape)));
 }
 
 }  // namespace kiln

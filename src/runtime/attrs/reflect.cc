@@ -60,6 +60,11 @@ void throw_none_for_required(const std::string& name, AttrKind kind, const std::
       Error(cat("attribute '", name, "' has the wrong kind")).op(op).expected(attr_kind_name(kind), "None"));
 }
 
+// The message of OpDef::normalize for the same mistake.
+void throw_missing_required(const std::string& name, const std::string& op) {
+  throw Error(cat("missing required attribute '", name, "'")).op(op);
+}
+
 }  // namespace attrs_detail
 
 }  // namespace kiln

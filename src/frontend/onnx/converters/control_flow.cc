@@ -11,6 +11,8 @@
 #include <optional>
 
 #include "frontend/onnx/converters/converter_util.h"
+#include "kiln/attrs/control.h"
+#include "kiln/attrs/transform.h"
 #include "kiln/ir/visit.h"
 
 namespace kiln::frontend {
@@ -37,19 +39,15 @@ Expr bool_constant(bool v) { return make_constant(NDArray::scalar(DType::kBool, 
 
 // Slice `index` of `x` along `axis`, without that axis.
 Expr take_slice(const Expr& x, int64_t axis, int64_t index) {
-  Expr part = call_op("strided_slice", {x},
-                      {{"begin", std::vector<int64_t>{index}},
-                       {"end", std::vector<int64_t>{index + 1}},
-                       {"axes", std::vector<int64_t>{axis}}});
-  return call_op("squeeze", {part}, {{"axis", std::vector<int64_t>{axis}}});
+  return call_op("squeeze", {slice_axis(x, axis, index, index + 1)}, SqueezeAttrs{.axis = std::vector<int64_t>{axis}});
 }
 
 // The parts stacked along a new axis.
 Expr stack(const std::vector<Expr>& parts, int64_t axis) {
   std::vector<Expr> expanded;
-  for (const Expr& p : parts) expanded.push_back(call_op("expand_dims", {p}, {{"axis", axis}}));
+  for (const Expr& p : parts) expanded.push_back(call_op("expand_dims", {p}, ExpandDimsAttrs{.axis = axis}));
   if (expanded.size() == 1) return expanded[0];
-  return call_op("concatenate", {make_tuple(expanded)}, {{"axis", axis}});
+  return call_op("concatenate", {make_tuple(expanded)}, ConcatenateAttrs{.axis = axis});
 }
 
 // ---- If ----
@@ -101,7 +99,7 @@ Error branch_error(const ConvertContext& c, const Branch& b) {
 Expr trap_of(const Type& type, const std::string& message) {
   if (const TensorTypeNode* t = as_tensor(type))
     return call_op("unreachable", {},
-                   {{"message", message}, {"shape", t->shape}, {"dtype", std::string(dtype_name(t->dtype))}});
+                   UnreachableAttrs{.message = message, .shape = t->shape, .dtype = std::string(dtype_name(t->dtype))});
   const TupleTypeNode* tuple = as_tuple(type);
   if (!tuple) return nullptr;
   std::vector<Expr> fields;

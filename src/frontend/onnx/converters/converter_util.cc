@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "frontend/onnx/tensor_proto.h"
+#include "kiln/attrs/indexing.h"
 #include "kiln/support/strings.h"
 
 namespace kiln::frontend {
@@ -112,6 +113,14 @@ Expr fold_binary(const std::string& op_name, const std::vector<Expr>& operands) 
 }
 
 Expr scalar_constant(DType dtype, double value) { return make_constant(NDArray::scalar(dtype, value)); }
+
+Expr slice_axis(const Expr& x, int64_t axis, int64_t begin, int64_t end) {
+  StridedSliceAttrs attrs;
+  attrs.begin = {begin};
+  attrs.end = {end};
+  attrs.axes = std::vector<int64_t>{axis};
+  return call_op("strided_slice", {x}, attrs);
+}
 
 Expr ints_constant(const std::vector<int64_t>& values) {
   return make_constant(NDArray::from_vector<int64_t>({static_cast<int64_t>(values.size())}, values));

@@ -77,6 +77,8 @@ Expr fold_binary(const std::string& op_name, const std::vector<Expr>& operands);
 
 // A scalar constant of the given dtype.
 Expr scalar_constant(DType dtype, double value);
+// x[begin:end] along `axis` (strided_slice), every other axis whole.
+Expr slice_axis(const Expr& x, int64_t axis, int64_t begin, int64_t end);
 // A 1-D int64 constant.
 Expr ints_constant(const std::vector<int64_t>& values);
 // Maps a possibly negative axis into [0, rank), naming the attribute when out of range.

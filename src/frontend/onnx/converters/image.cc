@@ -1,5 +1,8 @@
 // Converters: Resize, Upsample, as image.resize2d on NCHW tensors (batch and channel
 // scales must be 1).
+#include "kiln/attrs/image.h"
+
+#include <algorithm>
 #include <cmath>
 
 #include "frontend/onnx/converters/converter_util.h"
@@ -17,6 +20,7 @@ struct ResizeMode {
   int64_t cubic_exclude = 0;
   double extrapolation = 0.0;
   std::vector<double> roi{0, 0, 0, 0};
+  bool antialias = false;
 };
 
 std::string method_of(const std::string& mode) {
@@ -34,15 +38,18 @@ const Shape& image_shape(ConvertContext& c) {
   return shape;
 }
 
-Attrs resize_attrs(int64_t height, int64_t width, const ResizeMode& m) {
-  return {{"size", std::vector<int64_t>{height, width}},
-          {"roi", m.roi},
-          {"method", m.method},
-          {"coordinate_transformation_mode", m.coordinates},
-          {"rounding_method", m.rounding},
-          {"cubic_alpha", m.cubic_alpha},
-          {"cubic_exclude", m.cubic_exclude},
-          {"extrapolation_value", m.extrapolation}};
+Resize2DAttrs resize_attrs(int64_t height, int64_t width, const ResizeMode& m) {
+  Resize2DAttrs a;
+  a.size = {height, width};
+  a.roi = m.roi;
+  a.method = m.method;
+  a.coordinate_transformation_mode = m.coordinates;
+  a.rounding_method = m.rounding;
+  a.cubic_alpha = m.cubic_alpha;
+  a.cubic_exclude = m.cubic_exclude;
+  a.extrapolation_value = m.extrapolation;
+  a.antialias = m.antialias;
+  return a;
 }
 
 Expr resize_to_sizes(ConvertContext& c, const std::vector<int64_t>& sizes, const ResizeMode& m) {
@@ -63,9 +70,9 @@ Expr resize_by_scales(ConvertContext& c, const std::vector<double>& scales, cons
         "]");
   check(shape[2] != kAnyDim && shape[3] != kAnyDim, "resizing by scales needs static height and width, found ",
         shape_str(shape));
-  Attrs attrs = resize_attrs(static_cast<int64_t>(std::floor(static_cast<double>(shape[2]) * scales[2])),
-                             static_cast<int64_t>(std::floor(static_cast<double>(shape[3]) * scales[3])), m);
-  attrs.set("scales", std::vector<double>{scales[2], scales[3]});
+  Resize2DAttrs attrs = resize_attrs(static_cast<int64_t>(std::floor(static_cast<double>(shape[2]) * scales[2])),
+                                     static_cast<int64_t>(std::floor(static_cast<double>(shape[3]) * scales[3])), m);
+  attrs.scales = std::vector<double>{scales[2], scales[3]};
   return call_op("image.resize2d", {c.input(0)}, attrs);
 }
 
@@ -94,34 +101,120 @@ ConvertResult convert_upsample_v9(ConvertContext& c) {
 
 ConvertResult convert_resize_v10(ConvertContext& c) { return convert_upsample_v9(c); }
 
-// Opset 11 on: X, roi, scales, sizes (one of scales and sizes non-empty).
-ConvertResult convert_resize_v11(ConvertContext& c) {
+// The axes roi, scales and sizes refer to (opset 18 attribute 'axes'; every axis before).
+std::vector<int64_t> resize_axes(ConvertContext& c) {
+  const int64_t rank = c.input_rank(0);
+  if (c.opset() >= 18 && c.attrs().has("axes")) {
+    std::vector<int64_t> axes = normalize_onnx_axes(c.attrs().get_ints("axes"), rank);
+    std::vector<int64_t> sorted = axes;
+    std::sort(sorted.begin(), sorted.end());
+    check(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end(), "Resize's axes repeat an axis: [",
+          join(axes), "]");
+    return axes;
+  }
+  std::vector<int64_t> all;
+  for (int64_t a = 0; a < rank; ++a) all.push_back(a);
+  return all;
+}
+
+// `values` (one per entry of `axes`) spread over every axis, `fill(axis)` elsewhere.
+template <class T, class Fill>
+std::vector<T> over_all_axes(const std::vector<T>& values, const std::vector<int64_t>& axes, int64_t rank,
+                             const std::string& what, Fill fill) {
+  check(values.size() == axes.size(), "Resize's ", what, " must have one value per resized axis (", axes.size(),
+        "), found ", values.size());
+  std::vector<T> out;
+  for (int64_t a = 0; a < rank; ++a) out.push_back(fill(a));
+  for (size_t i = 0; i < axes.size(); ++i) out[static_cast<size_t>(axes[i])] = values[i];
+  return out;
+}
+
+// roi [starts..., ends...] over `axes` -> image.resize2d's [start_h, start_w, end_h, end_w].
+std::vector<double> roi_of(ConvertContext& c, const std::vector<int64_t>& axes) {
+  std::vector<double> roi = c.require_constant_input(1, "roi").to_doubles();
+  const int64_t rank = c.input_rank(0);
+  const size_t k = axes.size();
+  check(roi.size() == 2 * k, "roi must have 2 values per resized axis (", 2 * k, "), found ", roi.size());
+  std::vector<double> starts(roi.begin(), roi.begin() + static_cast<std::ptrdiff_t>(k));
+  std::vector<double> ends(roi.begin() + static_cast<std::ptrdiff_t>(k), roi.end());
+  starts = over_all_axes(starts, axes, rank, "roi", [](int64_t) { return 0.0; });
+  ends = over_all_axes(ends, axes, rank, "roi", [](int64_t) { return 1.0; });
+  check(rank == 4, "roi needs a 4-D input");
+  return {starts[2], starts[3], ends[2], ends[3]};
+}
+
+// keep_aspect_ratio_policy (opset 18) with sizes: not_larger / not_smaller scale every resized
+// axis by the smallest / largest of the ratios sizes / input, rounding the extents half up.
+Expr resize_keeping_aspect(ConvertContext& c, const std::vector<int64_t>& sizes, const std::vector<int64_t>& axes,
+                           const std::string& policy, const ResizeMode& m) {
+  const Shape& shape = image_shape(c);
+  check(c.input_type(0).is_static(), "Resize with keep_aspect_ratio_policy needs a static input shape, found ",
+        shape_str(shape));
+  double scale = policy == "not_larger" ? INFINITY : 0.0;
+  for (int64_t a : axes) {
+    const double ratio = static_cast<double>(sizes[static_cast<size_t>(a)]) / static_cast<double>(shape[a]);
+    scale = policy == "not_larger" ? std::min(scale, ratio) : std::max(scale, ratio);
+  }
+  std::vector<double> scales(4, 1.0);
+  std::vector<int64_t> out = shape;
+  for (int64_t a : axes) {
+    scales[static_cast<size_t>(a)] = scale;
+    out[static_cast<size_t>(a)] = static_cast<int64_t>(std::floor(scale * static_cast<double>(shape[a]) + 0.5));
+  }
+  check(out[0] == shape[0] && out[1] == shape[1], "resizing the batch or channel axis is not supported: ", policy,
+        " gives ", shape_str(out), " for input ", shape_str(shape));
+  Resize2DAttrs attrs = resize_attrs(out[2], out[3], m);
+  attrs.scales = std::vector<double>{scales[2], scales[3]};
+  return call_op("image.resize2d", {c.input(0)}, attrs);
+}
+
+ResizeMode resize_mode(ConvertContext& c) {
   ResizeMode m;
   m.method = method_of(c.attrs().get_string("mode", "nearest"));
   m.coordinates = c.attrs().get_string("coordinate_transformation_mode", "half_pixel");
+  check(m.coordinates != "half_pixel_symmetric" || c.opset() >= 19,
+        "coordinate_transformation_mode half_pixel_symmetric needs opset 19, found opset ", c.opset());
   m.rounding = m.method == "nearest_neighbor" ? c.attrs().get_string("nearest_mode", "round_prefer_floor") : "";
   m.cubic_alpha = c.attrs().get_float("cubic_coeff_a", -0.75);
   m.cubic_exclude = c.attrs().get_int("exclude_outside", 0);
   m.extrapolation = c.attrs().get_float("extrapolation_value", 0.0);
-  if (m.coordinates == "tf_crop_and_resize") {
-    std::vector<double> roi = doubles_of(c.require_constant_input(1, "roi"));
-    check(roi.size() == 8, "roi must have 8 values for a 4-D input, found ", roi.size());
-    m.roi = {roi[2], roi[3], roi[6], roi[7]};
-  }
+  // nearest has no filter to stretch: antialias leaves it as it is.
+  m.antialias = c.opset() >= 18 && c.attrs().get_int("antialias", 0) != 0 && m.method != "nearest_neighbor";
+  return m;
+}
+
+// Opset 11 on: X, roi, scales, sizes (one of scales and sizes non-empty); opset 18 adds
+// antialias, axes and keep_aspect_ratio_policy, 19 the half_pixel_symmetric mode.
+ConvertResult convert_resize_v11(ConvertContext& c) {
+  ResizeMode m = resize_mode(c);
+  const std::vector<int64_t> axes = resize_axes(c);
+  const int64_t rank = c.input_rank(0);
+  if (m.coordinates == "tf_crop_and_resize") m.roi = roi_of(c, axes);
   if (c.has_input(3)) {
-    NDArray sizes = c.require_constant_input(3, "sizes");
-    if (sizes.numel() > 0) return resize_to_sizes(c, sizes.to_ints(), m);
+    NDArray sizes_value = c.require_constant_input(3, "sizes");
+    if (sizes_value.numel() > 0) {
+      const Shape& shape = c.input_shape(0);
+      std::vector<int64_t> sizes = over_all_axes(sizes_value.to_ints(), axes, rank, "sizes",
+                                                 [&](int64_t a) { return shape[static_cast<size_t>(a)]; });
+      const std::string policy =
+          c.opset() >= 18 ? c.attrs().get_string("keep_aspect_ratio_policy", "stretch") : "stretch";
+      if (policy == "not_larger" || policy == "not_smaller") return resize_keeping_aspect(c, sizes, axes, policy, m);
+      check(policy == "stretch", "keep_aspect_ratio_policy must be stretch, not_larger or not_smaller, found '", policy,
+            "'");
+      return resize_to_sizes(c, sizes, m);
+    }
   }
   NDArray scales = c.require_constant_input(2, "scales");
   check(scales.numel() > 0, "Resize needs scales or sizes");
-  return resize_by_scales(c, doubles_of(scales), m);
+  return resize_by_scales(c, over_all_axes(doubles_of(scales), axes, rank, "scales", [](int64_t) { return 1.0; }), m);
 }
 
 }  // namespace
 
 void register_image_converters(ConverterRegistry& r) {
   r.add("Upsample", 7, convert_upsample_v7).add("Upsample", 9, convert_upsample_v9);
-  r.add("Resize", 10, convert_resize_v10).add("Resize", 11, convert_resize_v11);
+  r.add("Resize", 10, convert_resize_v10).add("Resize", 11, convert_resize_v11).add("Resize", 13, convert_resize_v11);
+  r.add("Resize", 18, convert_resize_v11).add("Resize", 19, convert_resize_v11);
 }
 
 }  // namespace kiln::frontend

@@ -5,8 +5,12 @@
 // NonZero, Unique and Compress have results whose extent depends on the data: their IR types
 // carry '?' there. When the deciding input is known at import time they fold to Constants
 // (or to a static take), so what follows stays static.
+#include "kiln/attrs/indexing.h"
+
 #include "frontend/onnx/converters/converter_util.h"
 #include "frontend/onnx/graph_eval.h"
+#include "kiln/attrs/transform.h"
+#include "kiln/attrs/unary.h"
 
 namespace kiln::frontend {
 
@@ -18,10 +22,15 @@ Expr fold_if_known(const Expr& e) {
   return value ? make_constant(*value) : e;
 }
 
-// ONNX's reduction names -> the kiln ops' ("none" replaces).
-AttrValue reduction_of(const OnnxAttr& a) {
-  if (a.s == "none") return AttrValue("update");
-  return AttrValue(a.s);
+// ONNX's reduction names -> the kiln ops' ("none" replaces): add and mul from opset 16, max
+// and min from opset 18.
+std::string reduction_of(ConvertContext& c) {
+  const std::string onnx = c.attrs().get_string("reduction", "none");
+  if (onnx == "none") return "update";
+  if (onnx == "add" || onnx == "mul") return onnx;
+  if ((onnx == "max" || onnx == "min") && c.opset() >= 18) return onnx;
+  throw std::move(Error(cat(c.op_type(), "'s reduction '", onnx, "' is not supported at opset ", c.opset()))
+                      .expected(c.opset() >= 18 ? "none, add, mul, max or min" : "none, add or mul", onnx));
 }
 
 // ONNX puts the M coordinates of an index last, kiln (as Relay) first.
@@ -32,17 +41,21 @@ Expr coordinates_first(ConvertContext& c, size_t input) {
   if (rank == 1) return c.input(input);
   std::vector<int64_t> axes{rank - 1};
   for (int64_t a = 0; a + 1 < rank; ++a) axes.push_back(a);
-  return call_op("transpose", {c.input(input)}, {{"axes", axes}});
+  return call_op("transpose", {c.input(input)}, TransposeAttrs{.axes = axes});
 }
 
 ConvertResult convert_gather_nd(ConvertContext& c) {
-  return call_op("gather_nd", {c.input(0), coordinates_first(c, 1)},
-                 {{"batch_dims", c.attrs().get_int("batch_dims", 0)}});
+  GatherNDAttrs attrs;
+  attrs.batch_dims = c.attrs().get_int("batch_dims", 0);
+  return call_op("gather_nd", {c.input(0), coordinates_first(c, 1)}, attrs);
 }
 
+// Opset 11: replaces; 16 adds reduction.
 ConvertResult convert_scatter_nd(ConvertContext& c) {
-  AttrValue mode = c.attrs().has("reduction") ? reduction_of(*c.attrs().find("reduction")) : AttrValue("update");
-  return call_op("scatter_nd", {c.input(0), coordinates_first(c, 1), c.input(2)}, {{"mode", mode}});
+  check(c.opset() >= 16 || !c.attrs().has("reduction"), "ScatterND has a reduction from opset 16");
+  ScatterNDAttrs attrs;
+  attrs.mode = reduction_of(c);
+  return call_op("scatter_nd", {c.input(0), coordinates_first(c, 1), c.input(2)}, attrs);
 }
 
 // OneHot: depth known now; indices of any numeric type become int64, negative ones count
@@ -55,17 +68,17 @@ ConvertResult convert_one_hot(ConvertContext& c) {
   check(c.input_type(2).shape == Shape{2} || c.input_type(2).shape == Shape{kAnyDim},
         "OneHot's values must be [off_value, on_value], found shape ", shape_str(c.input_shape(2)));
   Expr indices = c.input(0);
-  if (c.input_dtype(0) != DType::kInt64) indices = call_op("cast", {indices}, {{"dtype", "int64"}});
+  if (c.input_dtype(0) != DType::kInt64) indices = call_op("cast", {indices}, CastAttrs{.dtype = "int64"});
   Expr negative = call_op("less", {indices, scalar_constant(DType::kInt64, 0)});
   Expr wrapped = call_op("add", {indices, scalar_constant(DType::kInt64, static_cast<double>(depth))});
   indices = call_op("where", {negative, wrapped, indices});
   auto value_at = [&](int64_t i) {
     return call_op("take", {c.input(2), make_constant(NDArray::scalar(DType::kInt64, static_cast<double>(i)))},
-                   {{"axis", int64_t{0}}});
+                   TakeAttrs{.axis = 0});
   };
   int64_t axis = c.attrs().get_int("axis", -1);
   return call_op("one_hot", {indices, value_at(1), value_at(0)},
-                 {{"depth", depth}, {"axis", axis}, {"dtype", std::string(dtype_name(c.input_dtype(2)))}});
+                 OneHotAttrs{.depth = depth, .axis = axis, .dtype = std::string(dtype_name(c.input_dtype(2)))});
 }
 
 // Compress: take the entries whose condition holds along `axis` (of the flattened data
@@ -76,7 +89,7 @@ ConvertResult convert_compress(ConvertContext& c) {
   if (c.attrs().has("axis")) {
     axis = normalize_onnx_axis(c.attrs().get_int("axis"), c.input_rank(0));
   } else {
-    data = call_op("reshape", {data}, {{"newshape", std::vector<int64_t>{-1}}});
+    data = call_op("reshape", {data}, ReshapeAttrs{.newshape = {-1}});
   }
   const Shape& data_shape = c.tensor_type_of(data, "data").shape;
   int64_t extent = data_shape[axis];
@@ -88,30 +101,27 @@ ConvertResult convert_compress(ConvertContext& c) {
       if (condition->at(i) != 0) kept.push_back(i);
     check(kept.empty() || extent == kAnyDim || kept.back() < extent, "Compress's condition selects entry ",
           kept.empty() ? 0 : kept.back(), " of an axis of extent ", extent);
-    return call_op("take", {data, ints_constant(kept)}, {{"axis", axis}});
+    return call_op("take", {data, ints_constant(kept)}, TakeAttrs{.axis = axis});
   }
   check(length != kAnyDim && extent != kAnyDim, "Compress with a run-time condition needs static extents, found ",
         shape_str(c.input_shape(1)), " for data ", shape_str(data_shape));
   check(length <= extent, "Compress's condition of length ", length, " is longer than axis ", axis, " of ",
         shape_str(data_shape));
-  if (length < extent)
-    data = call_op("strided_slice", {data},
-                   {{"begin", std::vector<int64_t>{0}},
-                    {"end", std::vector<int64_t>{length}},
-                    {"axes", std::vector<int64_t>{axis}}});
-  Expr positions = call_op("squeeze", {call_op("argwhere", {c.input(1)})}, {{"axis", std::vector<int64_t>{1}}});
-  return call_op("take", {data, positions}, {{"axis", axis}});
+  if (length < extent) data = slice_axis(data, axis, 0, length);
+  Expr positions =
+      call_op("squeeze", {call_op("argwhere", {c.input(1)})}, SqueezeAttrs{.axis = std::vector<int64_t>{1}});
+  return call_op("take", {data, positions}, TakeAttrs{.axis = axis});
 }
 
 // NonZero: one row of coordinates per axis, (rank, count) int64.
 ConvertResult convert_non_zero(ConvertContext& c) {
   Expr coordinates = call_op("argwhere", {c.input(0)});
-  return fold_if_known(call_op("transpose", {coordinates}, {{"axes", std::vector<int64_t>{1, 0}}}));
+  return fold_if_known(call_op("transpose", {coordinates}, TransposeAttrs{.axes = std::vector<int64_t>{1, 0}}));
 }
 
 ConvertResult convert_unique(ConvertContext& c) {
-  Attrs attrs{{"sorted", c.attrs().get_int("sorted", 1) != 0}};
-  if (c.attrs().has("axis")) attrs.set("axis", normalize_onnx_axis(c.attrs().get_int("axis"), c.input_rank(0)));
+  UniqueAttrs attrs{.sorted = c.attrs().get_int("sorted", 1) != 0};
+  if (c.attrs().has("axis")) attrs.axis = normalize_onnx_axis(c.attrs().get_int("axis"), c.input_rank(0));
   Expr unique = call_op("unique", {c.input(0)}, attrs);
   std::vector<Expr> outputs;
   for (int i = 0; i < 4; ++i) outputs.push_back(fold_if_known(make_tuple_get_item(unique, i)));
@@ -132,24 +142,33 @@ ConvertResult convert_eye_like(ConvertContext& c) {
   return make_constant(eye);
 }
 
-AttrConverter scatter_elements(bool with_reduction) {
-  AttrConverter cvt("scatter_elements");
-  cvt.rename("axis", "axis", int64_t{0});
-  if (with_reduction)
-    cvt.transform("reduction", "reduction", reduction_of, "update");
-  else
-    cvt.forbid("reduction", "ScatterElements has a reduction from opset 16");
-  return cvt;
+// Scatter (opset 9) and ScatterElements; reduction from opset 16.
+ConvertResult convert_scatter_elements(ConvertContext& c) {
+  check(c.opset() >= 16 || !c.attrs().has("reduction"), "ScatterElements has a reduction from opset 16");
+  ScatterElementsAttrs attrs;
+  attrs.axis = c.attrs().get_int("axis", 0);
+  attrs.reduction = reduction_of(c);
+  return call_op("scatter_elements", {c.input(0), c.input(1), c.input(2)}, attrs);
+}
+
+ConvertResult convert_gather_elements(ConvertContext& c) {
+  GatherElementsAttrs attrs;
+  attrs.axis = c.attrs().get_int("axis", 0);
+  return call_op("gather_elements", {c.input(0), c.input(1)}, attrs);
 }
 
 }  // namespace
 
 void register_indexing_converters(ConverterRegistry& r) {
-  r.add("GatherElements", 11, AttrConverter("gather_elements").rename("axis", "axis", int64_t{0}));
-  r.add("ScatterElements", 11, scatter_elements(false)).add("ScatterElements", 16, scatter_elements(true));
-  r.add("Scatter", 9, scatter_elements(false));
+  r.add("GatherElements", 11, convert_gather_elements);
+  r.add("ScatterElements", 11, convert_scatter_elements)
+      .add("ScatterElements", 16, convert_scatter_elements)
+      .add("ScatterElements", 18, convert_scatter_elements);
+  r.add("Scatter", 9, convert_scatter_elements);
   r.add("GatherND", 11, convert_gather_nd);
-  r.add("ScatterND", 11, convert_scatter_nd);
+  r.add("ScatterND", 11, convert_scatter_nd)
+      .add("ScatterND", 16, convert_scatter_nd)
+      .add("ScatterND", 18, convert_scatter_nd);
   r.add("OneHot", 9, convert_one_hot);
   r.add("Compress", 9, convert_compress);
   r.add("NonZero", 9, convert_non_zero);

@@ -5,6 +5,9 @@
 #include <vector>
 
 #include "frontend/onnx/converters/converter_util.h"
+#include "kiln/attrs/reduce.h"
+#include "kiln/attrs/tensor.h"
+#include "kiln/attrs/transform.h"
 
 namespace kiln::frontend {
 
@@ -47,9 +50,9 @@ ConvertResult convert_cumsum(ConvertContext& c) {
   std::vector<int64_t> axis = c.require_ints_input(1, "axis");
   check(axis.size() == 1, "CumSum's axis must hold one value, found ", axis.size());
   return call_op("cumsum", {c.input(0)},
-                 {{"axis", normalize_onnx_axis(axis[0], c.input_rank(0))},
-                  {"exclusive", c.attrs().get_int("exclusive", 0) != 0},
-                  {"reverse", c.attrs().get_int("reverse", 0) != 0}});
+                 CumsumAttrs{.axis = normalize_onnx_axis(axis[0], c.input_rank(0)),
+                             .exclusive = c.attrs().get_int("exclusive", 0) != 0,
+                             .reverse = c.attrs().get_int("reverse", 0) != 0});
 }
 
 // one_hot(argmax(x, axis)) with 1 at the first maximum, as TVM converts Hardmax.
@@ -57,9 +60,12 @@ Expr hardmax_along(ConvertContext& c, const Expr& x, int64_t axis) {
   const TensorTypeNode& t = c.tensor_type_of(x, "input");
   const int64_t depth = t.shape[static_cast<size_t>(axis)];
   check(depth != kAnyDim, "Hardmax needs a known extent of axis ", axis, ", found shape ", shape_str(t.shape));
-  Expr index = call_op("argmax", {x}, {{"axis", std::vector<int64_t>{axis}}, {"keepdims", false}});
+  ArgReduceAttrs argmax;
+  argmax.axis = std::vector<int64_t>{axis};
+  argmax.keepdims = false;
+  Expr index = call_op("argmax", {x}, argmax);
   return call_op("one_hot", {index, scalar_like(c, x, 1), scalar_like(c, x, 0)},
-                 {{"depth", depth}, {"axis", axis}, {"dtype", std::string(dtype_name(t.dtype))}});
+                 OneHotAttrs{.depth = depth, .axis = axis, .dtype = std::string(dtype_name(t.dtype))});
 }
 
 // Opset 13: along one axis (default -1).
@@ -77,8 +83,8 @@ ConvertResult convert_hardmax_v1(ConvertContext& c) {
   check(c.input_type(0).is_static(), "Hardmax before opset 13 needs a static input shape, found ", shape_str(shape));
   int64_t rows = 1, cols = 1;
   for (int64_t d = 0; d < rank; ++d) (d < axis ? rows : cols) *= shape[static_cast<size_t>(d)];
-  Expr flat = call_op("reshape", {c.input(0)}, {{"newshape", std::vector<int64_t>{rows, cols}}});
-  return call_op("reshape", {hardmax_along(c, flat, 1)}, {{"newshape", shape}});
+  Expr flat = call_op("reshape", {c.input(0)}, ReshapeAttrs{.newshape = {rows, cols}});
+  return call_op("reshape", {hardmax_along(c, flat, 1)}, ReshapeAttrs{.newshape = shape});
 }
 
 Expr topk(ConvertContext& c, int64_t k, int64_t axis, bool largest) {
@@ -87,7 +93,7 @@ Expr topk(ConvertContext& c, int64_t k, int64_t axis, bool largest) {
   check(k >= 1, "TopK with k = ", k, " is not supported (k must be at least 1)");
   // `sorted` = 0 leaves the order to the implementation; sorted is one such order.
   return call_op("topk", {c.input(0)},
-                 {{"k", k}, {"axis", axis}, {"ret_type", "both"}, {"is_ascend", !largest}, {"dtype", "int64"}});
+                 TopKAttrs{.k = k, .axis = axis, .ret_type = "both", .is_ascend = !largest, .dtype = "int64"});
 }
 
 // Opset 1: k is an attribute.
@@ -105,7 +111,7 @@ ConvertResult convert_topk_v10(ConvertContext& c) {
 ConvertResult convert_einsum(ConvertContext& c) {
   std::vector<Expr> operands;
   for (size_t i = 0; i < c.num_inputs(); ++i) operands.push_back(c.input(i));
-  return call_op("einsum", {make_tuple(operands)}, {{"equation", c.attrs().get_string("equation")}});
+  return call_op("einsum", {make_tuple(operands)}, EinsumAttrs{.equation = c.attrs().get_string("equation")});
 }
 
 }  // namespace

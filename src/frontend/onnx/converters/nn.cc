@@ -3,7 +3,11 @@
 //
 // kiln's convolution and pooling ops are 2-D (NCHW) and 3-D (NCDHW). 1-D ONNX nodes (N, C, L)
 // run as 2-D ones on (N, C, 1, L): the converter inserts the unit axis and removes it afterwards.
+#include "kiln/attrs/nn.h"
+
 #include "frontend/onnx/converters/converter_util.h"
+#include "kiln/attrs/reduce.h"
+#include "kiln/attrs/transform.h"
 
 namespace kiln::frontend {
 
@@ -72,8 +76,31 @@ std::string windowed_op(const std::string& prefix, int64_t rank, const std::stri
   return cat(prefix, rank == 5 ? "3d" : "2d", suffix);
 }
 
-Expr add_unit_height(const Expr& x) { return call_op("expand_dims", {x}, {{"axis", int64_t{2}}}); }
-Expr drop_unit_height(const Expr& x) { return call_op("squeeze", {x}, {{"axis", std::vector<int64_t>{2}}}); }
+// Calls `op`, the 2-D (T2 attributes) or 3-D (T3) form of a windowed op, with the attributes
+// `fill` sets on the declared defaults.
+template <class T2, class T3, class Fill>
+Expr call_windowed(const std::string& op, int64_t rank, std::vector<Expr> args, Fill fill) {
+  if (rank == 5) {
+    T3 attrs;
+    fill(attrs);
+    return call_op(op, std::move(args), attrs);
+  }
+  T2 attrs;
+  fill(attrs);
+  return call_op(op, std::move(args), attrs);
+}
+
+template <class T>
+void set_conv_window(T& attrs, const Window& w, int64_t groups) {
+  attrs.strides = w.strides;
+  attrs.padding = w.pads;
+  attrs.dilation = w.dilations;
+  attrs.groups = groups;
+  attrs.kernel_size = w.kernel;
+}
+
+Expr add_unit_height(const Expr& x) { return call_op("expand_dims", {x}, ExpandDimsAttrs{.axis = 2}); }
+Expr drop_unit_height(const Expr& x) { return call_op("squeeze", {x}, SqueezeAttrs{.axis = std::vector<int64_t>{2}}); }
 
 ConvertResult convert_conv(ConvertContext& c) {
   Expr data = c.input(0), weight = c.input(1);
@@ -91,14 +118,12 @@ ConvertResult convert_conv(ConvertContext& c) {
     data = add_unit_height(data);
     weight = add_unit_height(weight);
   }
-  Attrs attrs{{"strides", w.strides},
-              {"padding", w.pads},
-              {"dilation", w.dilations},
-              {"groups", c.attrs().get_int("group", 1)},
-              {"kernel_size", w.kernel}};
-  if (weight_shape[0] != kAnyDim) attrs.set("channels", weight_shape[0]);
-  Expr out = call_op(windowed_op("nn.conv", rank), {data, weight}, attrs);
-  if (c.has_input(2)) out = call_op("nn.bias_add", {out, c.input(2)}, {{"axis", int64_t{1}}});
+  Expr out =
+      call_windowed<Conv2DAttrs, Conv3DAttrs>(windowed_op("nn.conv", rank), rank, {data, weight}, [&](auto& attrs) {
+        set_conv_window(attrs, w, c.attrs().get_int("group", 1));
+        if (weight_shape[0] != kAnyDim) attrs.channels = weight_shape[0];
+      });
+  if (c.has_input(2)) out = call_op("nn.bias_add", {out, c.input(2)}, BiasAddAttrs{.axis = 1});
   return one_d ? drop_unit_height(out) : out;
 }
 
@@ -166,11 +191,12 @@ ConvertResult convert_conv_transpose(ConvertContext& c) {
     data = add_unit_height(data);
     weight = add_unit_height(weight);
   }
-  Attrs attrs{{"strides", w.strides},    {"padding", w.pads},
-              {"dilation", w.dilations}, {"groups", c.attrs().get_int("group", 1)},
-              {"kernel_size", w.kernel}, {"output_padding", output_padding}};
-  Expr out = call_op(windowed_op("nn.conv", rank, "_transpose"), {data, weight}, attrs);
-  if (c.has_input(2)) out = call_op("nn.bias_add", {out, c.input(2)}, {{"axis", int64_t{1}}});
+  Expr out = call_windowed<Conv2DTransposeAttrs, Conv3DTransposeAttrs>(
+      windowed_op("nn.conv", rank, "_transpose"), rank, {data, weight}, [&](auto& attrs) {
+        set_conv_window(attrs, w, c.attrs().get_int("group", 1));
+        attrs.output_padding = output_padding;
+      });
+  if (c.has_input(2)) out = call_op("nn.bias_add", {out, c.input(2)}, BiasAddAttrs{.axis = 1});
   return one_d ? drop_unit_height(out) : out;
 }
 
@@ -192,16 +218,21 @@ ConvertFn pool(std::string kind) {
       w = lift_to_2d(w);
       data = add_unit_height(data);
     }
-    Attrs attrs{{"pool_size", w.kernel},
-                {"strides", w.strides},
-                {"dilation", w.dilations},
-                {"padding", w.pads},
-                {"ceil_mode", c.attrs().get_int("ceil_mode", 0) != 0}};
-    if (kind == "avg") attrs.set("count_include_pad", c.attrs().get_int("count_include_pad", 0) != 0);
     int64_t storage_order = c.attrs().get_int("storage_order", 0);
     check(storage_order == 0 || storage_order == 1, "attribute 'storage_order' must be 0 or 1, found ", storage_order);
-    if (with_indices) attrs.set("column_major", storage_order == 1);
-    Expr out = call_op(op, {data}, attrs);
+    auto fill = [&](auto& attrs) {
+      attrs.pool_size = w.kernel;
+      attrs.strides = w.strides;
+      attrs.dilation = w.dilations;
+      attrs.padding = w.pads;
+      attrs.ceil_mode = c.attrs().get_int("ceil_mode", 0) != 0;
+      if constexpr (requires { attrs.count_include_pad; })
+        attrs.count_include_pad = c.attrs().get_int("count_include_pad", 0) != 0;
+      if constexpr (requires { attrs.column_major; }) attrs.column_major = storage_order == 1;
+    };
+    Expr out = with_indices ? call_windowed<MaxPool2DWithArgmaxAttrs, MaxPool2DWithArgmaxAttrs>(op, rank, {data}, fill)
+               : kind == "avg" ? call_windowed<AvgPool2DAttrs, AvgPool3DAttrs>(op, rank, {data}, fill)
+                               : call_windowed<Pool2DAttrs, Pool3DAttrs>(op, rank, {data}, fill);
     if (!with_indices) return one_d ? drop_unit_height(out) : out;
     std::vector<Expr> outputs{make_tuple_get_item(out, 0), make_tuple_get_item(out, 1)};
     if (one_d)
@@ -245,16 +276,17 @@ ConvertFn global_pool(std::string op_2d, std::string reduce_op) {
     check(rank >= 3, "input must have at least one spatial axis, found shape ", shape_str(c.input_shape(0)));
     std::vector<int64_t> axes;
     for (int64_t a = 2; a < rank; ++a) axes.push_back(a);
-    return call_op(reduce_op, {c.input(0)}, {{"axis", axes}, {"keepdims", true}});
+    return call_op(reduce_op, {c.input(0)}, ReduceAttrs{.axis = axes, .keepdims = true});
   };
 }
 
 // Inference batch norm; the training outputs (running mean and variance) are the inputs.
 ConvertResult convert_batch_norm(ConvertContext& c) {
+  BatchNormAttrs attrs;
+  attrs.epsilon = c.attrs().get_float("epsilon", 1e-5);
   check(c.attrs().get_int("training_mode", 0) == 0, "BatchNormalization in training mode is not supported");
   check(c.attrs().get_int("spatial", 1) == 1, "BatchNormalization with spatial=0 is not supported");
-  Expr bn = call_op("nn.batch_norm", {c.input(0), c.input(1), c.input(2), c.input(3), c.input(4)},
-                    {{"axis", int64_t{1}}, {"epsilon", c.attrs().get_float("epsilon", 1e-5)}});
+  Expr bn = call_op("nn.batch_norm", {c.input(0), c.input(1), c.input(2), c.input(3), c.input(4)}, attrs);
   std::vector<Expr> outputs{make_tuple_get_item(bn, 0)};
   if (c.num_outputs() > 1) outputs.push_back(c.input(3));
   if (c.num_outputs() > 2) outputs.push_back(c.input(4));
@@ -270,12 +302,15 @@ ConvertResult convert_layer_norm(ConvertContext& c) {
   double epsilon = c.attrs().get_float("epsilon", 1e-5);
   Expr x = c.input(0), scale = c.input(1);
   bool center = c.has_input(2);
-  if (axis == rank - 1 && c.num_outputs() == 1)
-    return call_op("nn.layer_norm", {x, scale, center ? c.input(2) : scale},
-                   {{"axis", int64_t{-1}}, {"epsilon", epsilon}, {"center", center}});
+  if (axis == rank - 1 && c.num_outputs() == 1) {
+    LayerNormAttrs attrs;
+    attrs.epsilon = epsilon;
+    attrs.center = center;
+    return call_op("nn.layer_norm", {x, scale, center ? c.input(2) : scale}, attrs);
+  }
   std::vector<int64_t> axes;
   for (int64_t a = axis; a < rank; ++a) axes.push_back(a);
-  Attrs over_axes{{"axis", axes}, {"keepdims", true}};
+  const ReduceAttrs over_axes{.axis = axes, .keepdims = true};
   Expr mean = call_op("mean", {x}, over_axes);
   Expr centered = call_op("subtract", {x, mean});
   Expr variance = call_op("mean", {call_op("multiply", {centered, centered})}, over_axes);
@@ -285,7 +320,9 @@ ConvertResult convert_layer_norm(ConvertContext& c) {
   return std::vector<Expr>{y, mean, inv_std};
 }
 
-Expr transpose_2d(const Expr& x) { return call_op("transpose", {x}, {{"axes", std::vector<int64_t>{1, 0}}}); }
+Expr transpose_2d(const Expr& x) {
+  return call_op("transpose", {x}, TransposeAttrs{.axes = std::vector<int64_t>{1, 0}});
+}
 
 // alpha * A' B' + beta * C, with dense computing A' B'^T.
 ConvertResult convert_gemm(ConvertContext& c) {
@@ -310,15 +347,16 @@ ConvertFn softmax(std::string op) {
   return [op = std::move(op)](ConvertContext& c) -> ConvertResult {
     Expr x = c.input(0);
     int64_t rank = c.input_rank(0);
-    if (c.opset() >= 13) return call_op(op, {x}, {{"axis", normalize_onnx_axis(c.attrs().get_int("axis", -1), rank)}});
+    if (c.opset() >= 13)
+      return call_op(op, {x}, SoftmaxAttrs{.axis = normalize_onnx_axis(c.attrs().get_int("axis", -1), rank)});
     int64_t axis = rank == 0 ? 0 : normalize_onnx_axis(c.attrs().get_int("axis", 1), rank);
-    if (axis == rank - 1) return call_op(op, {x}, {{"axis", int64_t{-1}}});
+    if (axis == rank - 1) return call_op(op, {x}, SoftmaxAttrs{.axis = -1});
     const Shape shape = c.input_shape(0);
     check(c.input_type(0).is_static(), "Softmax before opset 13 with axis ", axis,
           " needs a static input shape, found ", shape_str(shape));
     int64_t rows = num_elements(Shape(shape.begin(), shape.begin() + axis));
-    Expr flat = call_op("reshape", {x}, {{"newshape", std::vector<int64_t>{rows, -1}}});
-    return call_op("reshape", {call_op(op, {flat}, {{"axis", int64_t{-1}}})}, {{"newshape", shape}});
+    Expr flat = call_op("reshape", {x}, ReshapeAttrs{.newshape = {rows, -1}});
+    return call_op("reshape", {call_op(op, {flat}, SoftmaxAttrs{.axis = -1})}, ReshapeAttrs{.newshape = shape});
   };
 }
 
@@ -343,7 +381,7 @@ ConvertResult convert_flatten(ConvertContext& c) {
     check(axis == 1, "Flatten at axis ", axis, " of ", shape_str(shape), " needs more static dimensions");
     newshape = {0, -1};  // keeps the unknown batch
   }
-  return call_op("reshape", {c.input(0)}, {{"newshape", newshape}});
+  return call_op("reshape", {c.input(0)}, ReshapeAttrs{.newshape = newshape});
 }
 
 }  // namespace
@@ -352,7 +390,8 @@ void register_nn_converters(ConverterRegistry& r) {
   r.add("Conv", 1, convert_conv);
   r.add("ConvTranspose", 1, convert_conv_transpose);
   r.add("MaxPool", 1, pool("max"));
-  r.add("AveragePool", 1, pool("avg"));
+  // Opset 19 adds dilations, which read_window already reads.
+  r.add("AveragePool", 1, pool("avg")).add("AveragePool", 19, pool("avg"));
   r.add("MaxUnpool", 9, convert_max_unpool);
   r.add("GlobalAveragePool", 1, global_pool("nn.global_avg_pool2d", "mean"));
   r.add("GlobalMaxPool", 1, global_pool("nn.global_max_pool2d", "max"));

@@ -6,6 +6,8 @@
 #include <limits>
 
 #include "frontend/onnx/converters/converter_util.h"
+#include "kiln/attrs/nn.h"
+#include "kiln/attrs/reduce.h"
 
 namespace kiln::frontend {
 
@@ -33,7 +35,7 @@ ConvertResult convert_nll_loss(ConvertContext& c) { return nll_loss_attrs().call
 // Outputs: the loss and, when asked for, the log-probabilities.
 ConvertResult convert_softmax_cross_entropy(ConvertContext& c) {
   check(c.input_rank(0) >= 2, "scores must have a batch and a class axis, found shape ", shape_str(c.input_shape(0)));
-  Expr log_prob = call_op("nn.log_softmax", {c.input(0)}, {{"axis", int64_t{1}}});
+  Expr log_prob = call_op("nn.log_softmax", {c.input(0)}, SoftmaxAttrs{.axis = 1});
   Expr loss = nll_loss_attrs().call(c, loss_args(c, log_prob));
   if (c.num_outputs() > 1) return std::vector<Expr>{loss, log_prob};
   return loss;
@@ -65,7 +67,7 @@ ConvertResult convert_mean_variance_norm(ConvertContext& c) {
   int64_t rank = c.input_rank(0);
   std::vector<int64_t> axes =
       normalize_onnx_axes(c.attrs().get_ints("axes", std::vector<int64_t>{0, 2, 3}), rank, "axes");
-  Attrs over_axes{{"axis", axes}, {"keepdims", true}};
+  const ReduceAttrs over_axes{.axis = axes, .keepdims = true};
   Expr x = c.input(0);
   Expr centered = call_op("subtract", {x, call_op("mean", {x}, over_axes)});
   Expr variance = call_op("mean", {call_op("multiply", {centered, centered})}, over_axes);

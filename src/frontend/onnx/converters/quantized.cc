@@ -3,6 +3,9 @@
 // products accumulate in int32 (qnn.conv2d, qnn.matmul); the QLinear forms then requantize
 // to the output's scale and zero point with ONNX's rounding (half to even).
 #include "frontend/onnx/converters/converter_util.h"
+#include "kiln/attrs/nn.h"
+#include "kiln/attrs/qnn.h"
+#include "kiln/attrs/transform.h"
 
 namespace kiln::frontend {
 
@@ -29,12 +32,12 @@ int64_t quant_axis(ConvertContext& c, size_t scale_input, size_t data_input) {
 ConvertResult convert_quantize(ConvertContext& c) {
   DType out = c.has_input(2) ? c.input_dtype(2) : DType::kUInt8;
   return call_op("qnn.quantize", {c.input(0), c.input(1), zero_point_or_zero(c, 2, out)},
-                 {{"axis", quant_axis(c, 1, 0)}, {"out_dtype", dtype_str(out)}});
+                 QuantizeAttrs{.axis = quant_axis(c, 1, 0), .out_dtype = dtype_str(out)});
 }
 
 ConvertResult convert_dequantize(ConvertContext& c) {
   return call_op("qnn.dequantize", {c.input(0), c.input(1), zero_point_or_zero(c, 2, c.input_dtype(0))},
-                 {{"axis", quant_axis(c, 1, 0)}, {"out_dtype", dtype_str(c.input_dtype(1))}});
+                 DequantizeAttrs{.axis = quant_axis(c, 1, 0), .out_dtype = dtype_str(c.input_dtype(1))});
 }
 
 // uint8 quantization over the range of x widened to include 0:
@@ -49,7 +52,7 @@ ConvertResult convert_dynamic_quantize(ConvertContext& c) {
   Expr high = call_op("maximum", {call_op("max", {x}), zero});
   Expr range_scale = call_op("divide", {call_op("subtract", {high, low}), scalar_constant(dtype, 255.0)});
   Expr scale = call_op("where", {call_op("equal", {high, low}), scalar_constant(dtype, 1.0), range_scale});
-  Attrs to_uint8{{"axis", int64_t{-1}}, {"out_dtype", "uint8"}};
+  const QuantizeAttrs to_uint8{.axis = -1, .out_dtype = "uint8"};
   Expr zero_point =
       call_op("qnn.quantize", {call_op("negative", {low}), scale, scalar_constant(DType::kUInt8, 0.0)}, to_uint8);
   Expr y = call_op("qnn.quantize", {x, scale, zero_point}, to_uint8);
@@ -104,8 +107,8 @@ Expr quantized_conv(ConvertContext& c, size_t data_input, size_t weight_input, c
   if (one_d) {
     x.insert(x.begin() + 2, 1);
     w.insert(w.begin() + 2, 1);
-    data = call_op("expand_dims", {data}, {{"axis", int64_t{2}}});
-    weight = call_op("expand_dims", {weight}, {{"axis", int64_t{2}}});
+    data = call_op("expand_dims", {data}, ExpandDimsAttrs{.axis = 2});
+    weight = call_op("expand_dims", {weight}, ExpandDimsAttrs{.axis = 2});
   }
   Window2D win;
   if (one_d) {
@@ -125,14 +128,15 @@ Expr quantized_conv(ConvertContext& c, size_t data_input, size_t weight_input, c
   }
   std::vector<Expr> args{data, weight};
   args.insert(args.end(), params.begin(), params.end());
-  Expr acc = call_op("qnn.conv2d", args,
-                     {{"strides", win.strides},
-                      {"padding", win.padding},
-                      {"dilation", win.dilation},
-                      {"groups", c.attrs().get_int("group", 1)},
-                      {"kernel_size", win.kernel}});
+  QnnConv2DAttrs attrs;
+  attrs.strides = win.strides;
+  attrs.padding = win.padding;
+  attrs.dilation = win.dilation;
+  attrs.groups = c.attrs().get_int("group", 1);
+  attrs.kernel_size = win.kernel;
+  Expr acc = call_op("qnn.conv2d", args, attrs);
   Expr out = finish(acc);
-  return one_d ? call_op("squeeze", {out}, {{"axis", std::vector<int64_t>{2}}}) : out;
+  return one_d ? call_op("squeeze", {out}, SqueezeAttrs{.axis = std::vector<int64_t>{2}}) : out;
 }
 
 Expr unit_scale() { return scalar_constant(DType::kFloat32, 1.0); }
@@ -146,9 +150,9 @@ ConvertResult convert_conv_integer(ConvertContext& c) {
 
 // The int32 accumulator (scale x_scale * w_scale, zero point 0) in the output's quantization.
 Expr requantize(ConvertContext& c, Expr acc, Expr acc_scale, size_t y_scale, size_t y_zero_point, int64_t axis) {
-  return call_op("qnn.requantize",
-                 {acc, acc_scale, scalar_constant(DType::kInt32, 0.0), c.input(y_scale), c.input(y_zero_point)},
-                 {{"axis", axis}, {"rounding", "HALF_TO_EVEN"}, {"out_dtype", dtype_str(c.input_dtype(y_zero_point))}});
+  return call_op(
+      "qnn.requantize", {acc, acc_scale, scalar_constant(DType::kInt32, 0.0), c.input(y_scale), c.input(y_zero_point)},
+      RequantizeAttrs{.axis = axis, .rounding = "HALF_TO_EVEN", .out_dtype = dtype_str(c.input_dtype(y_zero_point))});
 }
 
 // QLinearConv: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B.
@@ -156,7 +160,7 @@ ConvertResult convert_qlinear_conv(ConvertContext& c) {
   std::vector<Expr> params{c.input(2), c.input(5), c.input(1), c.input(4)};
   Expr acc_scale = call_op("multiply", {c.input(1), c.input(4)});
   return quantized_conv(c, 0, 3, params, [&](Expr acc) {
-    if (c.has_input(8)) acc = call_op("nn.bias_add", {acc, c.input(8)}, {{"axis", int64_t{1}}});
+    if (c.has_input(8)) acc = call_op("nn.bias_add", {acc, c.input(8)}, BiasAddAttrs{.axis = 1});
     return requantize(c, acc, acc_scale, 6, 7, 1);
   });
 }
@@ -185,7 +189,7 @@ ConvertResult convert_qlinear_matmul(ConvertContext& c) {
   check(!(a_per_row && b_per_column), "QLinearMatMul with both a per-row a_scale ", shape_str(c.input_shape(1)),
         " and a per-column b_scale ", shape_str(c.input_shape(4)), " is not supported");
   Expr acc_scale = call_op("multiply", {c.input(1), c.input(4)});
-  if (a_per_row) acc_scale = call_op("reshape", {acc_scale}, {{"newshape", std::vector<int64_t>{-1}}});
+  if (a_per_row) acc_scale = call_op("reshape", {acc_scale}, ReshapeAttrs{.newshape = {-1}});
   return requantize(c, acc, acc_scale, 6, 7, a_per_row ? -2 : -1);
 }
 

@@ -1,5 +1,7 @@
 // Converters: RandomUniform, RandomNormal, RandomUniformLike, RandomNormalLike, Bernoulli,
 // Multinomial onto the random.* ops. ONNX's float 'seed' becomes the ops' integer seed.
+#include "kiln/attrs/random.h"
+
 #include <cmath>
 
 #include "frontend/onnx/converters/converter_util.h"
@@ -9,8 +11,9 @@ namespace kiln::frontend {
 namespace {
 
 // The seed attribute when present (ONNX stores it as a float).
-void add_seed(ConvertContext& c, Attrs& attrs) {
-  if (const OnnxAttr* seed = c.attrs().find("seed")) attrs.set("seed", static_cast<int64_t>(std::llround(seed->f)));
+std::optional<int64_t> seed_of(ConvertContext& c) {
+  if (const OnnxAttr* seed = c.attrs().find("seed")) return static_cast<int64_t>(std::llround(seed->f));
+  return std::nullopt;
 }
 
 // The 'dtype' attribute, or `fallback` when absent.
@@ -28,30 +31,33 @@ std::vector<int64_t> like_shape(ConvertContext& c) {
 // 'uniform' or 'normal' samples; `like` takes shape and dtype from the input.
 ConvertFn sampler(bool uniform, bool like) {
   return [uniform, like](ConvertContext& c) -> ConvertResult {
-    Attrs attrs{{"shape", like ? like_shape(c) : c.attrs().get_ints("shape")},
-                {"dtype", dtype_or(c, like ? std::string(dtype_name(c.input_dtype(0))) : "float32")}};
-    if (uniform) {
-      attrs.set("low", c.attrs().get_float("low", 0.0));
-      attrs.set("high", c.attrs().get_float("high", 1.0));
-    } else {
-      attrs.set("mean", c.attrs().get_float("mean", 0.0));
-      attrs.set("scale", c.attrs().get_float("scale", 1.0));
-    }
-    add_seed(c, attrs);
-    return call_op(uniform ? "random.uniform" : "random.normal", {}, attrs);
+    std::vector<int64_t> shape = like ? like_shape(c) : c.attrs().get_ints("shape");
+    std::string dtype = dtype_or(c, like ? std::string(dtype_name(c.input_dtype(0))) : "float32");
+    if (uniform)
+      return call_op("random.uniform", {},
+                     RandomUniformAttrs{.shape = shape,
+                                        .low = c.attrs().get_float("low", 0.0),
+                                        .high = c.attrs().get_float("high", 1.0),
+                                        .dtype = dtype,
+                                        .seed = seed_of(c)});
+    return call_op("random.normal", {},
+                   RandomNormalAttrs{.shape = shape,
+                                     .mean = c.attrs().get_float("mean", 0.0),
+                                     .scale = c.attrs().get_float("scale", 1.0),
+                                     .dtype = dtype,
+                                     .seed = seed_of(c)});
   };
 }
 
 ConvertResult convert_bernoulli(ConvertContext& c) {
-  Attrs attrs{{"dtype", dtype_or(c, "")}};
-  add_seed(c, attrs);
-  return call_op("random.bernoulli", {c.input(0)}, attrs);
+  return call_op("random.bernoulli", {c.input(0)}, BernoulliAttrs{.dtype = dtype_or(c, ""), .seed = seed_of(c)});
 }
 
 ConvertResult convert_multinomial(ConvertContext& c) {
-  Attrs attrs{{"sample_size", c.attrs().get_int("sample_size", 1)}, {"dtype", dtype_or(c, "int32")}};
-  add_seed(c, attrs);
-  return call_op("random.multinomial", {c.input(0)}, attrs);
+  return call_op(
+      "random.multinomial", {c.input(0)},
+      MultinomialAttrs{
+          .sample_size = c.attrs().get_int("sample_size", 1), .dtype = dtype_or(c, "int32"), .seed = seed_of(c)});
 }
 
 }  // namespace

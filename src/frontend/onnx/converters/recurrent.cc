@@ -6,6 +6,9 @@
 // R's). Gate orders: RNN (i), GRU (z, r, h), LSTM (i, o, f, c); LSTM's peepholes P are
 // [directions, 3*hidden] in the order (i, o, f).
 #include "frontend/onnx/converters/converter_util.h"
+#include "kiln/attrs/nn.h"
+#include "kiln/attrs/transform.h"
+#include "kiln/attrs/unary.h"
 
 namespace kiln::frontend {
 
@@ -28,13 +31,13 @@ Expr apply(const Activation& f, const Expr& x, DType dtype) {
   if (n == "tanh") return call_op("tanh", {x});
   if (n == "relu") return call_op("nn.relu", {x});
   if (n == "affine") return call_op("add", {call_op("multiply", {k(f.alpha), x}), k(f.beta)});
-  if (n == "leakyrelu") return call_op("nn.leaky_relu", {x}, {{"alpha", f.alpha}});
+  if (n == "leakyrelu") return call_op("nn.leaky_relu", {x}, LeakyReluAttrs{.alpha = f.alpha});
   if (n == "thresholdedrelu") return call_op("where", {call_op("greater", {x, k(f.alpha)}), x, k(0)});
   if (n == "scaledtanh")
     return call_op("multiply", {k(f.alpha), call_op("tanh", {call_op("multiply", {k(f.beta), x})})});
   if (n == "hardsigmoid")
     return call_op("clip", {call_op("add", {call_op("multiply", {k(f.alpha), x}), k(f.beta)})},
-                   {{"a_min", 0.0}, {"a_max", 1.0}});
+                   ClipAttrs{.a_min = 0.0, .a_max = 1.0});
   if (n == "elu") {
     Expr negative = call_op("multiply", {k(f.alpha), call_op("subtract", {call_op("exp", {x}), k(1)})});
     return call_op("where", {call_op("greater", {x, k(0)}), x, negative});
@@ -93,22 +96,15 @@ std::vector<std::vector<Activation>> activations(ConvertContext& c, int64_t dire
   return out;
 }
 
-Expr slice_axis(const Expr& x, int64_t axis, int64_t begin, int64_t end) {
-  return call_op("strided_slice", {x},
-                 {{"begin", std::vector<int64_t>{begin}},
-                  {"end", std::vector<int64_t>{end}},
-                  {"axes", std::vector<int64_t>{axis}}});
-}
-
 Expr take_index(const Expr& x, int64_t axis, int64_t index) {
-  return call_op("squeeze", {slice_axis(x, axis, index, index + 1)}, {{"axis", std::vector<int64_t>{axis}}});
+  return call_op("squeeze", {slice_axis(x, axis, index, index + 1)}, SqueezeAttrs{.axis = std::vector<int64_t>{axis}});
 }
 
 Expr stack(const std::vector<Expr>& parts, int64_t axis) {
   std::vector<Expr> expanded;
-  for (const Expr& p : parts) expanded.push_back(call_op("expand_dims", {p}, {{"axis", axis}}));
+  for (const Expr& p : parts) expanded.push_back(call_op("expand_dims", {p}, ExpandDimsAttrs{.axis = axis}));
   if (expanded.size() == 1) return expanded[0];
-  return call_op("concatenate", {make_tuple(expanded)}, {{"axis", axis}});
+  return call_op("concatenate", {make_tuple(expanded)}, ConcatenateAttrs{.axis = axis});
 }
 
 Expr add(const Expr& a, const Expr& b) { return call_op("add", {a, b}); }
@@ -176,9 +172,9 @@ class Unroller {
     Expr y_h = stack(last_h, 0);  // [directions, batch, hidden]
     Expr y_c = last_c.empty() ? nullptr : stack(last_c, 0);
     if (layout_ == 1) {
-      y = call_op("transpose", {y}, {{"axes", std::vector<int64_t>{2, 0, 1, 3}}});
-      y_h = call_op("transpose", {y_h}, {{"axes", std::vector<int64_t>{1, 0, 2}}});
-      if (y_c) y_c = call_op("transpose", {y_c}, {{"axes", std::vector<int64_t>{1, 0, 2}}});
+      y = call_op("transpose", {y}, TransposeAttrs{.axes = std::vector<int64_t>{2, 0, 1, 3}});
+      y_h = call_op("transpose", {y_h}, TransposeAttrs{.axes = std::vector<int64_t>{1, 0, 2}});
+      if (y_c) y_c = call_op("transpose", {y_c}, TransposeAttrs{.axes = std::vector<int64_t>{1, 0, 2}});
     }
     std::vector<Expr> out{y, y_h};
     if (y_c) out.push_back(y_c);
@@ -205,7 +201,8 @@ class Unroller {
     directions_ = direction_ == "bidirectional" ? 2 : 1;
     require_rank(c_, 0, 3, "X");
     require_rank(c_, 2, 3, "R");
-    x_ = layout_ == 1 ? call_op("transpose", {c_.input(0)}, {{"axes", std::vector<int64_t>{1, 0, 2}}}) : c_.input(0);
+    x_ = layout_ == 1 ? call_op("transpose", {c_.input(0)}, TransposeAttrs{.axes = std::vector<int64_t>{1, 0, 2}})
+                      : c_.input(0);
     const Shape& xs = c_.tensor_type_of(x_, "X").shape;
     seq_len_ = xs[0];
     batch_ = xs[1];
@@ -252,7 +249,7 @@ class Unroller {
   }
   Expr clipped(const Expr& e) const {
     if (!clip_) return e;
-    return call_op("clip", {e}, {{"a_min", -*clip_}, {"a_max", *clip_}});
+    return call_op("clip", {e}, ClipAttrs{.a_min = -*clip_, .a_max = *clip_});
   }
   Expr act(const Activation& f, const Expr& e) const { return apply(f, clipped(e), dtype_); }
   // The pre-activation of gate g: x W^T + h R^T + biases.

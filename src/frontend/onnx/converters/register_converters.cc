@@ -15,6 +15,7 @@ void register_quantized_converters(ConverterRegistry& registry);
 void register_signal_converters(ConverterRegistry& registry);
 void register_random_converters(ConverterRegistry& registry);
 void register_normalization_converters(ConverterRegistry& registry);
+void register_opset18_converters(ConverterRegistry& registry);
 
 void register_control_flow_converters(ConverterRegistry& registry);
 void register_sequence_converters(ConverterRegistry& registry);
@@ -35,6 +36,7 @@ void register_builtin_converters(ConverterRegistry& registry) {
   register_signal_converters(registry);
   register_random_converters(registry);
   register_normalization_converters(registry);
+  register_opset18_converters(registry);
 }
 
 }  // namespace kiln::frontend

@@ -6,6 +6,7 @@
 // so the sequence ops fold away and the IR holds tensors and tuples only. An optional with
 // a value is that value; one without is an absent input (see optional_none()).
 #include "frontend/onnx/converters/converter_util.h"
+#include "kiln/attrs/transform.h"
 
 namespace kiln::frontend {
 
@@ -104,11 +105,8 @@ ConvertResult convert_split_to_sequence(ConvertContext& c) {
   std::vector<Expr> parts;
   int64_t begin = 0;
   for (int64_t size : sizes) {
-    Expr part = call_op("strided_slice", {x},
-                        {{"begin", std::vector<int64_t>{begin}},
-                         {"end", std::vector<int64_t>{begin + size}},
-                         {"axes", std::vector<int64_t>{axis}}});
-    if (drop_axis) part = call_op("squeeze", {part}, {{"axis", std::vector<int64_t>{axis}}});
+    Expr part = slice_axis(x, axis, begin, begin + size);
+    if (drop_axis) part = call_op("squeeze", {part}, SqueezeAttrs{.axis = std::vector<int64_t>{axis}});
     parts.push_back(part);
     begin += size;
   }
@@ -122,8 +120,8 @@ ConvertResult convert_concat_from_sequence(ConvertContext& c) {
   int64_t rank = c.tensor_type_of(elements[0], "element 0").ndim();
   int64_t axis = normalize_onnx_axis(c.attrs().get_int("axis"), new_axis ? rank + 1 : rank);
   if (new_axis)
-    for (Expr& e : elements) e = call_op("expand_dims", {e}, {{"axis", axis}});
-  return call_op("concatenate", {make_tuple(elements)}, {{"axis", axis}});
+    for (Expr& e : elements) e = call_op("expand_dims", {e}, ExpandDimsAttrs{.axis = axis});
+  return call_op("concatenate", {make_tuple(elements)}, ConcatenateAttrs{.axis = axis});
 }
 
 // The body runs once per position; inputs after the first are sequences (one element per

@@ -1,6 +1,8 @@
 // Converters: DFT, STFT, HannWindow, HammingWindow, BlackmanWindow, MelWeightMatrix onto the
 // signal.* ops. Lengths and window sizes must be known at import time; the window and mel
 // ops then have no arguments, and the importer folds them into constants.
+#include "kiln/attrs/signal.h"
+
 #include "frontend/onnx/converters/converter_util.h"
 
 namespace kiln::frontend {
@@ -29,12 +31,17 @@ int64_t signal_axis(ConvertContext& c, int64_t axis) {
   return signal_axis;
 }
 
-Attrs dft_attrs(ConvertContext& c, int64_t axis, size_t length_input) {
-  Attrs attrs{{"axis", signal_axis(c, axis)},
-              {"inverse", c.attrs().get_int("inverse", 0) != 0},
-              {"onesided", c.attrs().get_int("onesided", 0) != 0}};
-  if (c.has_input(length_input)) attrs.set("dft_length", scalar_int_input(c, length_input, "dft_length"));
-  return attrs;
+// An optional scalar input; nullopt when absent.
+std::optional<int64_t> optional_int_input(ConvertContext& c, size_t i, const std::string& what) {
+  if (!c.has_input(i)) return std::nullopt;
+  return scalar_int_input(c, i, what);
+}
+
+DftAttrs dft_attrs(ConvertContext& c, int64_t axis, size_t length_input) {
+  return DftAttrs{.axis = signal_axis(c, axis),
+                  .inverse = c.attrs().get_int("inverse", 0) != 0,
+                  .onesided = c.attrs().get_int("onesided", 0) != 0,
+                  .dft_length = optional_int_input(c, length_input, "dft_length")};
 }
 
 // Opset 17: input, dft_length; axis is an attribute.
@@ -50,9 +57,9 @@ ConvertResult convert_dft_v20(ConvertContext& c) {
 
 // signal, frame_step, window, frame_length.
 ConvertResult convert_stft(ConvertContext& c) {
-  Attrs attrs{{"frame_step", scalar_int_input(c, 1, "frame_step")},
-              {"onesided", c.attrs().get_int("onesided", 1) != 0}};
-  if (c.has_input(3)) attrs.set("frame_length", scalar_int_input(c, 3, "frame_length"));
+  StftAttrs attrs{.frame_step = scalar_int_input(c, 1, "frame_step"),
+                  .frame_length = optional_int_input(c, 3, "frame_length"),
+                  .onesided = c.attrs().get_int("onesided", 1) != 0};
   std::vector<Expr> args{c.input(0)};
   if (c.has_input(2)) args.push_back(c.input(2));
   return call_op("signal.stft", args, attrs);
@@ -65,20 +72,20 @@ std::string output_dtype(ConvertContext& c) {
 ConvertFn window(std::string op) {
   return [op = std::move(op)](ConvertContext& c) -> ConvertResult {
     return call_op(op, {},
-                   {{"window_length", scalar_int_input(c, 0, "size")},
-                    {"periodic", c.attrs().get_int("periodic", 1) != 0},
-                    {"dtype", output_dtype(c)}});
+                   CosineWindowAttrs{.window_length = scalar_int_input(c, 0, "size"),
+                                     .periodic = c.attrs().get_int("periodic", 1) != 0,
+                                     .dtype = output_dtype(c)});
   };
 }
 
 ConvertResult convert_mel_weight_matrix(ConvertContext& c) {
   return call_op("signal.mel_weight_matrix", {},
-                 {{"num_mel_bins", scalar_int_input(c, 0, "num_mel_bins")},
-                  {"dft_length", scalar_int_input(c, 1, "dft_length")},
-                  {"sample_rate", scalar_int_input(c, 2, "sample_rate")},
-                  {"lower_edge_hertz", scalar_float_input(c, 3, "lower_edge_hertz")},
-                  {"upper_edge_hertz", scalar_float_input(c, 4, "upper_edge_hertz")},
-                  {"dtype", output_dtype(c)}});
+                 MelWeightMatrixAttrs{.num_mel_bins = scalar_int_input(c, 0, "num_mel_bins"),
+                                      .dft_length = scalar_int_input(c, 1, "dft_length"),
+                                      .sample_rate = scalar_int_input(c, 2, "sample_rate"),
+                                      .lower_edge_hertz = scalar_float_input(c, 3, "lower_edge_hertz"),
+                                      .upper_edge_hertz = scalar_float_input(c, 4, "upper_edge_hertz"),
+                                      .dtype = output_dtype(c)});
 }
 
 }  // namespace

@@ -5,9 +5,15 @@
 // Inputs that ONNX passes as tensors but kiln's ops take as attributes (shapes, axes, slice
 // bounds, pads) must be known at import time; with static input shapes they are, because
 // Shape is a Constant and shape arithmetic folds as it is converted.
+#include "kiln/attrs/tensor.h"
+
 #include <cmath>
 
 #include "frontend/onnx/converters/converter_util.h"
+#include "kiln/attrs/indexing.h"
+#include "kiln/attrs/pad.h"
+#include "kiln/attrs/reduce.h"
+#include "kiln/attrs/transform.h"
 
 namespace kiln::frontend {
 
@@ -21,7 +27,7 @@ Expr reshape(const Expr& x, const std::vector<int64_t>& shape, bool allowzero) {
   for (int64_t d : shape)
     if (d < -1)
       throw std::move(Error("Reshape's shape holds an invalid extent").expected("extents >= -1", shape_str(shape)));
-  return call_op("reshape", {x}, {{"newshape", shape}, {"allowzero", int64_t{allowzero}}});
+  return call_op("reshape", {x}, ReshapeAttrs{.newshape = shape, .allowzero = int64_t{allowzero}});
 }
 
 ConvertResult convert_reshape_v1(ConvertContext& c) { return reshape(c.input(0), c.attrs().get_ints("shape"), false); }
@@ -34,7 +40,7 @@ ConvertResult convert_concat(ConvertContext& c) {
   std::vector<Expr> parts;
   for (size_t i = 0; i < c.num_inputs(); ++i) parts.push_back(c.input(i));
   int64_t axis = normalize_onnx_axis(c.attrs().get_int("axis", 1), c.input_rank(0));
-  return call_op("concatenate", {make_tuple(parts)}, {{"axis", axis}});
+  return call_op("concatenate", {make_tuple(parts)}, ConcatenateAttrs{.axis = axis});
 }
 
 // Split by explicit sizes, or into num_outputs parts (the last may be smaller, as opset 18 says).
@@ -47,10 +53,15 @@ ConvertResult split(ConvertContext& c, std::optional<std::vector<int64_t>> sizes
   int64_t extent = shape[axis];
   if (!sizes) {
     if (extent == kAnyDim)
-      return call_op("split", {x}, {{"indices_or_sections", static_cast<int64_t>(parts)}, {"axis", axis}});
+      return call_op("split", {x}, SplitAttrs{.indices_or_sections = static_cast<int64_t>(parts), .axis = axis});
     int64_t each = (extent + static_cast<int64_t>(parts) - 1) / static_cast<int64_t>(parts);
     sizes = std::vector<int64_t>(parts, each);
     sizes->back() = extent - each * static_cast<int64_t>(parts - 1);
+    if (sizes->back() < 0)
+      throw std::move(
+          Error(cat("axis ", axis, " of ", shape_str(shape), " cannot be split into ", parts, " parts of ", each,
+                    " elements and a smaller last one"))
+              .expected(cat("at least ", each * static_cast<int64_t>(parts - 1), " elements"), cat(extent)));
   }
   check(sizes->size() == parts, "split lists ", sizes->size(), " sizes for ", parts, " outputs");
   std::vector<int64_t> indices;
@@ -60,7 +71,7 @@ ConvertResult split(ConvertContext& c, std::optional<std::vector<int64_t>> sizes
   if (extent != kAnyDim && total != extent)
     throw std::move(Error(cat("split sizes do not add up to axis ", axis, " of ", shape_str(shape)))
                         .expected(cat(extent), cat(total)));
-  Expr out = call_op("split", {x}, {{"indices_or_sections", AttrValue(indices)}, {"axis", axis}});
+  Expr out = call_op("split", {x}, SplitAttrs{.indices_or_sections = AttrValue(indices), .axis = axis});
   return parts == 1 ? make_tuple_get_item(out, 0) : out;
 }
 
@@ -74,8 +85,33 @@ ConvertResult convert_split_v2(ConvertContext& c) {
   return split(c, c.attrs().has("split") ? std::optional(c.attrs().get_ints("split")) : std::nullopt);
 }
 
+// Before opset 18 a split without sizes must be even.
 ConvertResult convert_split_v13(ConvertContext& c) {
-  return split(c, c.has_input(1) ? std::optional(c.require_ints_input(1, "split")) : std::nullopt);
+  if (c.has_input(1)) return split(c, c.require_ints_input(1, "split"));
+  const int64_t axis = normalize_onnx_axis(c.attrs().get_int("axis", 0), c.input_rank(0));
+  const int64_t extent = c.input_shape(0)[static_cast<size_t>(axis)];
+  const auto parts = static_cast<int64_t>(c.num_outputs());
+  if (extent != kAnyDim && extent % parts != 0)
+    throw std::move(Error(cat("Split into ", parts, " equal parts needs axis ", axis, " of ",
+                              shape_str(c.input_shape(0)), " to divide evenly (uneven parts need opset 18)"))
+                        .expected(cat("a multiple of ", parts), cat(extent)));
+  return split(c, std::nullopt);
+}
+
+// Opset 18: without sizes, num_outputs (required then) gives the number of parts; each but the
+// last has ceil(extent / num_outputs) elements.
+ConvertResult convert_split_v18(ConvertContext& c) {
+  const bool has_sizes = c.has_input(1);
+  if (c.attrs().has("num_outputs")) {
+    check(!has_sizes, "Split takes either the split input or the num_outputs attribute, not both");
+    const int64_t n = c.attrs().get_int("num_outputs");
+    if (n != static_cast<int64_t>(c.num_outputs()))
+      throw std::move(
+          Error("Split's num_outputs differs from its number of outputs").expected(cat(c.num_outputs()), cat(n)));
+  } else {
+    check(has_sizes, "Split at opset 18 needs the split input or the num_outputs attribute");
+  }
+  return split(c, has_sizes ? std::optional(c.require_ints_input(1, "split")) : std::nullopt);
 }
 
 // Axes given as an attribute (early opsets) or as an optional input (later ones).
@@ -86,8 +122,8 @@ std::optional<std::vector<int64_t>> axes_of(ConvertContext& c, bool from_input, 
 
 ConvertFn squeeze(bool axes_from_input) {
   return [axes_from_input](ConvertContext& c) -> ConvertResult {
-    Attrs attrs;
-    if (auto axes = axes_of(c, axes_from_input)) attrs.set("axis", normalize_onnx_axes(*axes, c.input_rank(0)));
+    SqueezeAttrs attrs;
+    if (auto axes = axes_of(c, axes_from_input)) attrs.axis = normalize_onnx_axes(*axes, c.input_rank(0));
     return call_op("squeeze", {c.input(0)}, attrs);
   };
 }
@@ -105,7 +141,7 @@ ConvertFn unsqueeze(bool axes_from_input) {
     for (size_t i = 0; i < sorted.size();) {
       size_t run = 1;
       while (i + run < sorted.size() && sorted[i + run] == sorted[i] + static_cast<int64_t>(run)) ++run;
-      x = call_op("expand_dims", {x}, {{"axis", sorted[i]}, {"num_newaxis", static_cast<int64_t>(run)}});
+      x = call_op("expand_dims", {x}, ExpandDimsAttrs{.axis = sorted[i], .num_newaxis = static_cast<int64_t>(run)});
       i += run;
     }
     return x;
@@ -115,12 +151,13 @@ ConvertFn unsqueeze(bool axes_from_input) {
 Expr strided_slice(const Expr& x, const std::vector<int64_t>& starts, const std::vector<int64_t>& ends,
                    const std::optional<std::vector<int64_t>>& axes, const std::optional<std::vector<int64_t>>& steps) {
   check(starts.size() == ends.size(), "Slice has ", starts.size(), " starts but ", ends.size(), " ends");
-  Attrs attrs{{"begin", starts}, {"end", ends}};
-  if (axes) attrs.set("axes", *axes);
-  if (steps) {
+  StridedSliceAttrs attrs;
+  attrs.begin = starts;
+  attrs.end = ends;
+  attrs.axes = axes;
+  if (steps)
     for (int64_t s : *steps) check(s != 0, "Slice steps must not be 0");
-    attrs.set("strides", *steps);
-  }
+  attrs.strides = steps;
   return call_op("strided_slice", {x}, attrs);
 }
 
@@ -136,10 +173,18 @@ ConvertResult convert_slice_v10(ConvertContext& c) {
   return strided_slice(c.input(0), c.require_ints_input(1, "starts"), c.require_ints_input(2, "ends"), axes, steps);
 }
 
+// Negative indices count from the end, which take's wrap mode gives.
+ConvertResult convert_gather(ConvertContext& c) {
+  TakeAttrs attrs;
+  attrs.axis = c.attrs().get_int("axis", 0);
+  attrs.mode = "wrap";
+  return call_op("take", {c.input(0), c.input(1)}, attrs);
+}
+
 // Broadcasting x against a shape: where(all-true of that shape, x, x) broadcasts any dtype.
 ConvertResult convert_expand(ConvertContext& c) {
   std::vector<int64_t> shape = c.require_ints_input(1, "shape");
-  Expr mask = call_op("ones", {}, {{"shape", shape}, {"dtype", "bool"}});
+  Expr mask = call_op("ones", {}, ConstantFillAttrs{.shape = shape, .dtype = "bool"});
   return call_op("where", {mask, c.input(0), c.input(0)});
 }
 
@@ -154,7 +199,7 @@ ConvertResult convert_tile(ConvertContext& c) {
     if (repeats[axis] == 1) continue;
     check(repeats[axis] > 0, "Tile with a zero repeat is not supported");
     x = call_op("concatenate", {make_tuple(std::vector<Expr>(static_cast<size_t>(repeats[axis]), x))},
-                {{"axis", static_cast<int64_t>(axis)}});
+                ConcatenateAttrs{.axis = static_cast<int64_t>(axis)});
   }
   return x;
 }
@@ -181,9 +226,9 @@ ConvertResult convert_trilu(ConvertContext& c) {
 
 // DepthToSpace and SpaceToDepth are a reshape, a transpose and a reshape of NCHW data.
 Expr regroup(const Expr& x, const Shape& split, const std::vector<int64_t>& perm, const Shape& merged) {
-  Expr y = call_op("reshape", {x}, {{"newshape", split}});
-  y = call_op("transpose", {y}, {{"axes", perm}});
-  return call_op("reshape", {y}, {{"newshape", merged}});
+  Expr y = call_op("reshape", {x}, ReshapeAttrs{.newshape = split});
+  y = call_op("transpose", {y}, TransposeAttrs{.axes = perm});
+  return call_op("reshape", {y}, ReshapeAttrs{.newshape = merged});
 }
 
 const Shape& static_nchw(ConvertContext& c) {
@@ -212,6 +257,15 @@ ConvertResult convert_space_to_depth(ConvertContext& c) {
   return regroup(c.input(0), {n, ch, h, b, w, b}, {0, 3, 5, 1, 2, 4}, {n, ch * b * b, h, w});
 }
 
+// The modes of Pad: wrap from opset 19.
+void check_pad_mode(ConvertContext& c, const std::string& mode) {
+  if (mode == "constant" || mode == "reflect" || mode == "edge") return;
+  if (mode == "wrap" && c.opset() >= 19) return;
+  throw std::move(Error(cat("Pad mode '", mode, "' is not supported at opset ", c.opset()))
+                      .expected(c.opset() >= 19 ? "constant, reflect, edge or wrap" : "constant, reflect or edge",
+                                "'" + mode + "'"));
+}
+
 // pads [b0, b1, ..., e0, e1, ...] over `axes` (all axes by default) -> nn.pad's pairs.
 Expr pad(ConvertContext& c, const std::vector<int64_t>& pads, const std::string& mode, Expr value,
          std::optional<std::vector<int64_t>> axes) {
@@ -222,12 +276,14 @@ Expr pad(ConvertContext& c, const std::vector<int64_t>& pads, const std::string&
   }
   size_t k = axes->size();
   check(pads.size() == 2 * k, "pads must have 2 values per padded axis: ", 2 * k, ", found ", pads.size());
-  AttrValue::List pairs(static_cast<size_t>(rank), AttrValue(std::vector<int64_t>{0, 0}));
-  for (size_t i = 0; i < k; ++i)
-    pairs[normalize_onnx_axis((*axes)[i], rank)] = AttrValue(std::vector<int64_t>{pads[i], pads[i + k]});
-  check(mode == "constant" || mode == "reflect" || mode == "edge", "Pad mode '", mode, "' is not supported");
+  std::vector<std::pair<int64_t, int64_t>> pairs(static_cast<size_t>(rank), {0, 0});
+  for (size_t i = 0; i < k; ++i) pairs[normalize_onnx_axis((*axes)[i], rank)] = {pads[i], pads[i + k]};
+  check_pad_mode(c, mode);
   if (!value) value = scalar_constant(c.input_dtype(0), 0);
-  return call_op("nn.pad", {c.input(0), value}, {{"pad_width", AttrValue(pairs)}, {"pad_mode", mode}});
+  PadAttrs attrs;
+  attrs.pad_width = PadAttrs::width_of(pairs);
+  attrs.pad_mode = mode;
+  return call_op("nn.pad", {c.input(0), value}, attrs);
 }
 
 ConvertResult convert_pad_v1(ConvertContext& c) {
@@ -236,9 +292,10 @@ ConvertResult convert_pad_v1(ConvertContext& c) {
   return pad(c, pads, c.attrs().get_string("mode", "constant"), value, std::nullopt);
 }
 
+// Opset 11: pads and constant_value are inputs; 18 adds the axes input, 19 the wrap mode.
 ConvertResult convert_pad_v11(ConvertContext& c) {
   Expr value;
-  if (c.has_input(2)) value = call_op("reshape", {c.input(2)}, {{"newshape", std::vector<int64_t>{}}});
+  if (c.has_input(2)) value = call_op("reshape", {c.input(2)}, ReshapeAttrs{.newshape = {}});
   std::optional<std::vector<int64_t>> axes;
   if (c.has_input(3)) axes = c.require_ints_input(3, "axes");
   return pad(c, c.require_ints_input(1, "pads"), c.attrs().get_string("mode", "constant"), value, axes);
@@ -296,7 +353,7 @@ ConvertResult convert_constant_of_shape(ConvertContext& c) {
   std::vector<int64_t> shape = c.require_ints_input(0, "shape");
   NDArray value = c.attrs().has("value") ? c.attrs().get_tensor("value") : NDArray::scalar(DType::kFloat32, 0);
   check(value.numel() == 1, "ConstantOfShape's value must hold one element, found shape ", shape_str(value.shape()));
-  return call_op("full", {make_constant(value.reshaped({}))}, {{"shape", shape}});
+  return call_op("full", {make_constant(value.reshaped({}))}, FullAttrs{.shape = shape});
 }
 
 // Range with inputs known now is a constant (kiln has no arange op yet).
@@ -336,8 +393,9 @@ ReduceSpec reduce_spec(ConvertContext& c, bool axes_from_input) {
 }
 
 Expr reduce(const std::string& op, const Expr& x, const ReduceSpec& spec, bool keepdims) {
-  Attrs attrs{{"keepdims", keepdims}};
-  if (spec.axes) attrs.set("axis", *spec.axes);
+  ReduceAttrs attrs;
+  attrs.axis = spec.axes;
+  attrs.keepdims = keepdims;
   return call_op(op, {x}, attrs);
 }
 
@@ -346,9 +404,9 @@ ConvertFn reduction(std::string op, bool axes_from_input, std::function<Expr(con
                     std::function<Expr(const Expr&)> after = nullptr) {
   return [=](ConvertContext& c) -> ConvertResult {
     ReduceSpec spec = reduce_spec(c, axes_from_input);
-    if (spec.identity) return c.input(0);
     Expr x = before ? before(c.input(0)) : c.input(0);
-    Expr out = reduce(op, x, spec, spec.keepdims);
+    // noop_with_empty_axes skips only the reduction: ReduceL1 still gives |x|, ReduceLogSum log(x).
+    Expr out = spec.identity ? x : reduce(op, x, spec, spec.keepdims);
     return after ? after(out) : out;
   };
 }
@@ -377,11 +435,14 @@ ConvertFn log_sum_exp(bool axes_from_input) {
 }
 
 // ArgMax/ArgMin: one axis (default 0), keepdims by default, select_last_index from opset 12.
-AttrConverter arg_reduce(const std::string& op) {
-  return AttrConverter(op)
-      .transform("axis", "axis", int_as_list, std::vector<int64_t>{0})
-      .transform("keepdims", "keepdims", int_as_bool, true)
-      .transform("select_last_index", "select_last_index", int_as_bool);
+ConvertFn arg_reduce(std::string op) {
+  return [op = std::move(op)](ConvertContext& c) -> ConvertResult {
+    ArgReduceAttrs attrs;
+    attrs.axis = std::vector<int64_t>{c.attrs().get_int("axis", 0)};
+    attrs.keepdims = c.attrs().get_int("keepdims", 1) != 0;
+    attrs.select_last_index = c.attrs().get_int("select_last_index", 0) != 0;
+    return call_op(op, {c.input(0)}, attrs);
+  };
 }
 
 }  // namespace
@@ -391,13 +452,14 @@ void register_tensor_converters(ConverterRegistry& r) {
   r.add("Transpose", 1, AttrConverter("transpose").rename("perm", "axes"));
   r.add("Concat", 1, convert_concat);
   r.add("Split", 1, convert_split_v1).add("Split", 2, convert_split_v2).add("Split", 13, convert_split_v13);
+  r.add("Split", 18, convert_split_v18);
   r.add("Squeeze", 1, squeeze(false)).add("Squeeze", 13, squeeze(true));
   r.add("Unsqueeze", 1, unsqueeze(false)).add("Unsqueeze", 13, unsqueeze(true));
   r.add("Slice", 1, convert_slice_v1).add("Slice", 10, convert_slice_v10);
-  // Negative indices count from the end, which take's wrap mode gives.
-  r.add("Gather", 1, AttrConverter("take").rename("axis", "axis", int64_t{0}).set("mode", "wrap"));
+  r.add("Gather", 1, convert_gather);
   r.add("Expand", 8, convert_expand);
-  r.add("Pad", 1, convert_pad_v1).add("Pad", 11, convert_pad_v11);
+  r.add("Pad", 1, convert_pad_v1).add("Pad", 11, convert_pad_v11).add("Pad", 18, convert_pad_v11);
+  r.add("Pad", 19, convert_pad_v11);
   r.add("Tile", 6, convert_tile);
   r.add("Trilu", 14, convert_trilu);
   r.add("DepthToSpace", 1, convert_depth_to_space);

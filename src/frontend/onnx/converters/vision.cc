@@ -1,7 +1,12 @@
 // Converters: GridSample, RoiAlign, NonMaxSuppression.
+#include "kiln/attrs/vision.h"
+
 #include <limits>
 
 #include "frontend/onnx/converters/converter_util.h"
+#include "kiln/attrs/image.h"
+#include "kiln/attrs/transform.h"
+#include "kiln/attrs/unary.h"
 
 namespace kiln::frontend {
 
@@ -14,11 +19,12 @@ ConvertResult convert_grid_sample(ConvertContext& c) {
   std::string mode = c.attrs().get_string("mode", "bilinear");
   if (mode == "linear") mode = "bilinear";
   if (mode == "cubic") mode = "bicubic";
-  Expr grid = call_op("transpose", {c.input(1)}, {{"axes", std::vector<int64_t>{0, 3, 1, 2}}});
-  return call_op("image.grid_sample", {c.input(0), grid},
-                 {{"method", mode},
-                  {"padding_mode", c.attrs().get_string("padding_mode", "zeros")},
-                  {"align_corners", c.attrs().get_int("align_corners", 0) != 0}});
+  Expr grid = call_op("transpose", {c.input(1)}, TransposeAttrs{.axes = std::vector<int64_t>{0, 3, 1, 2}});
+  GridSampleAttrs attrs;
+  attrs.method = mode;
+  attrs.padding_mode = c.attrs().get_string("padding_mode", "zeros");
+  attrs.align_corners = c.attrs().get_int("align_corners", 0) != 0;
+  return call_op("image.grid_sample", {c.input(0), grid}, attrs);
 }
 
 // RoiAlign: rois (R, 4) and batch_indices (R,) join into Relay's (R, 5) rows. Before opset
@@ -30,16 +36,16 @@ ConvertResult convert_roi_align(ConvertContext& c) {
         "attribute 'coordinate_transformation_mode' must be half_pixel or output_half_pixel, found '", coordinates,
         "'");
   Expr rois = c.input(1);
-  Expr batch = call_op("expand_dims", {c.input(2)}, {{"axis", int64_t{1}}});
-  batch = call_op("cast", {batch}, {{"dtype", std::string(dtype_name(c.input_dtype(1)))}});
-  Expr boxes = call_op("concatenate", {make_tuple({batch, rois})}, {{"axis", int64_t{1}}});
-  return call_op("vision.roi_align", {c.input(0), boxes},
-                 {{"pooled_size",
-                   std::vector<int64_t>{c.attrs().get_int("output_height", 1), c.attrs().get_int("output_width", 1)}},
-                  {"spatial_scale", c.attrs().get_float("spatial_scale", 1.0)},
-                  {"sample_ratio", c.attrs().get_int("sampling_ratio", 0)},
-                  {"mode", c.attrs().get_string("mode", "avg")},
-                  {"aligned", coordinates == "half_pixel"}});
+  Expr batch = call_op("expand_dims", {c.input(2)}, ExpandDimsAttrs{.axis = 1});
+  batch = call_op("cast", {batch}, CastAttrs{.dtype = std::string(dtype_name(c.input_dtype(1)))});
+  Expr boxes = call_op("concatenate", {make_tuple({batch, rois})}, ConcatenateAttrs{.axis = 1});
+  RoiAlignAttrs attrs;
+  attrs.pooled_size = {c.attrs().get_int("output_height", 1), c.attrs().get_int("output_width", 1)};
+  attrs.spatial_scale = c.attrs().get_float("spatial_scale", 1.0);
+  attrs.sample_ratio = c.attrs().get_int("sampling_ratio", 0);
+  attrs.mode = c.attrs().get_string("mode", "avg");
+  attrs.aligned = coordinates == "half_pixel";
+  return call_op("vision.roi_align", {c.input(0), boxes}, attrs);
 }
 
 // NonMaxSuppression: absent optional inputs take ONNX's defaults (no boxes kept, IoU
@@ -53,7 +59,7 @@ ConvertResult convert_nms(ConvertContext& c) {
   check(center_point_box == 0 || center_point_box == 1, "attribute 'center_point_box' must be 0 or 1, found ",
         center_point_box);
   return call_op("vision.all_class_non_max_suppression", {c.input(0), c.input(1), max_boxes, iou, score},
-                 {{"center_point_box", center_point_box == 1}});
+                 AllClassNmsAttrs{.center_point_box = center_point_box == 1});
 }
 
 }  // namespace

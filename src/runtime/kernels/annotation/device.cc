@@ -2,12 +2,14 @@
 // CPU), so both copy each input (a tuple argument arrives flattened) to its output.
 #include <cstring>
 
+#include "kiln/attrs/control.h"
 #include "runtime/kernels/kernel_util.h"
 
 namespace kiln {
 namespace {
 
-void copy_through(const Attrs&, std::span<const NDArray> in, std::span<NDArray> out) {
+template <class A>
+void copy_through(const A&, std::span<const NDArray> in, std::span<NDArray> out) {
   check(in.size() == out.size(), "device annotation: ", in.size(), " inputs but ", out.size(), " outputs");
   for (size_t i = 0; i < in.size(); ++i) {
     check(in[i].nbytes() == out[i].nbytes(), "device annotation: output ", i, " has ", out[i].nbytes(),
@@ -19,8 +21,8 @@ void copy_through(const Attrs&, std::span<const NDArray> in, std::span<NDArray> 
 }  // namespace
 
 void register_annotation_device_kernels(KernelRegistry& registry) {
-  registry.add("on_device", copy_through);
-  registry.add("device_copy", copy_through);
+  registry.add<OnDeviceAttrs>("on_device", copy_through<OnDeviceAttrs>);
+  registry.add<DeviceCopyAttrs>("device_copy", copy_through<DeviceCopyAttrs>);
 }
 
 }  // namespace kiln

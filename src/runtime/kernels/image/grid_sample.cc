@@ -4,6 +4,7 @@
 // (clamped or reflected), as ONNX Runtime and PyTorch do.
 #include <cmath>
 
+#include "kiln/attrs/image.h"
 #include "runtime/kernels/nn/compute_view.h"
 
 namespace kiln {
@@ -112,18 +113,18 @@ double denormalize(double v, int64_t n, bool align_corners) {
   return align_corners ? (v + 1) / 2 * double(n - 1) : ((v + 1) * double(n) - 1) / 2;
 }
 
-void grid_sample_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+void grid_sample_kernel(const GridSampleAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
   const NDArray& data = inputs[0];
   const NDArray& grid = inputs[1];
   const Shape& s = data.shape();
   const int64_t batch = s[0], channels = s[1], height = s[2], width = s[3];
   const int64_t out_h = grid.shape()[2], out_w = grid.shape()[3], out_plane = out_h * out_w;
-  const std::string& method = attrs.get_string("method");
-  const std::string& padding_name = attrs.get_string("padding_mode");
+  const std::string& method = attrs.method;
+  const std::string& padding_name = attrs.padding_mode;
   const Padding padding = padding_name == "border"       ? Padding::kBorder
                           : padding_name == "reflection" ? Padding::kReflection
                                                          : Padding::kZeros;
-  const bool align_corners = attrs.get_bool("align_corners");
+  const bool align_corners = attrs.align_corners;
   ConstView<double> x(data), g(grid);
   OutView<double> y(outputs[0]);
   for (int64_t n = 0; n < batch; ++n) {
@@ -146,7 +147,7 @@ void grid_sample_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std
 }  // namespace
 
 void register_image_grid_sample_kernels(KernelRegistry& registry) {
-  registry.add("image.grid_sample", grid_sample_kernel);
+  registry.add<GridSampleAttrs>("image.grid_sample", grid_sample_kernel);
 }
 
 }  // namespace kiln

@@ -4,6 +4,7 @@
 // offset, weight): 1 for nearest, 2 for linear, 4 for cubic. Taps outside the input are
 // clamped to the edge, or dropped with the weights renormalised when cubic_exclude is set.
 // The 2-D interpolation is the product of the two 1-D ones.
+#include "kiln/attrs/image.h"
 #include "runtime/kernels/nn/compute_view.h"
 
 namespace kiln {
@@ -96,20 +97,66 @@ struct ResizeParams {
   Rounding round;
   double alpha;
   bool exclude_outside;
+  bool antialias;
 };
 
 // Taps of every output index along one axis: element offsets (index times `stride`) and
 // weights, `taps` per index; `outside` marks indices that take the extrapolation value.
 template <class C>
 struct AxisTaps {
+  int taps = 0;
   std::vector<int64_t> offset;
   std::vector<C> weight;
   std::vector<uint8_t> outside;
 };
 
+// The interpolation filter of linear (a triangle of radius 1) or cubic (radius 2) taps.
+double filter_weight(double s, const ResizeParams& p) {
+  if (p.taps == 4) return cubic_weight(s, p.alpha);
+  s = std::abs(s);
+  return s < 1 ? 1 - s : 0;
+}
+
+// Antialiasing (ONNX Resize 18, as ONNX Runtime computes it): shrinking by scale s < 1
+// stretches the filter by 1 / s, so its support covers every input element between two
+// outputs; taps run over the whole support and are normalised to sum 1.
+template <class C>
+AxisTaps<C> antialias_taps(const ResizeAxis& a, int64_t stride, const ResizeParams& p) {
+  const double radius = p.taps / 2.0;
+  const double stretch = a.scale < 1 ? 1 / a.scale : 1.0;
+  const double support = radius * stretch;
+  AxisTaps<C> t;
+  t.taps = 2 * static_cast<int>(std::ceil(support)) + 1;
+  for (int64_t o = 0; o < a.out; ++o) {
+    double x = source_coordinate(o, a, p.mode);
+    const bool outside =
+        p.mode == CoordMode::kTfCropAndResize && (x < 0 || x > static_cast<double>(a.in - 1) || std::isnan(x));
+    t.outside.push_back(outside ? 1 : 0);
+    x = std::isnan(x) ? 0.0 : std::clamp(x, -support - 1, static_cast<double>(a.in) + support);
+    const double center = x + 0.5;
+    const auto first = static_cast<int64_t>(std::floor(center - support + 0.5));
+    const auto end = static_cast<int64_t>(std::floor(center + support + 0.5));
+    std::vector<double> weight(static_cast<size_t>(t.taps), 0.0);
+    double total = 0;
+    for (int64_t i = first; i < end && i - first < t.taps; ++i) {
+      if (p.exclude_outside && (i < 0 || i >= a.in)) continue;
+      const double w = filter_weight((static_cast<double>(i) - center + 0.5) / stretch, p);
+      weight[static_cast<size_t>(i - first)] = w;
+      total += w;
+    }
+    for (int k = 0; k < t.taps; ++k) {
+      t.offset.push_back(std::clamp<int64_t>(first + k, 0, a.in - 1) * stride);
+      t.weight.push_back(static_cast<C>(total == 0 ? 0.0 : weight[static_cast<size_t>(k)] / total));
+    }
+  }
+  return t;
+}
+
 template <class C>
 AxisTaps<C> axis_taps(const ResizeAxis& a, int64_t stride, const ResizeParams& p) {
+  if (p.antialias && p.taps > 1) return antialias_taps<C>(a, stride, p);
   AxisTaps<C> t;
+  t.taps = p.taps;
   for (int64_t o = 0; o < a.out; ++o) {
     double x = source_coordinate(o, a, p.mode);
     const bool outside =
@@ -183,31 +230,53 @@ void resize(const C* x, C* y, const Axes4D& in_stride, const Axes4D& out_extent,
   }
 }
 
-void resize2d_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+// Any number of taps per axis (antialiasing makes them differ between the axes).
+template <class C>
+void resize_any(const C* x, C* y, const Axes4D& in_stride, const Axes4D& out_extent, const Axes4D& out_stride,
+                const AxisTaps<C>& rows, const AxisTaps<C>& cols, C extrapolation) {
+  for (int64_t n = 0; n < out_extent.n; ++n) {
+    for (int64_t c = 0; c < out_extent.c; ++c) {
+      const C* plane = x + n * in_stride.n + c * in_stride.c;
+      C* out_plane = y + n * out_stride.n + c * out_stride.c;
+      for (int64_t oh = 0; oh < out_extent.h; ++oh) {
+        C* out_row = out_plane + oh * out_stride.h;
+        for (int64_t ow = 0; ow < out_extent.w; ++ow) {
+          C sum = C(0);
+          for (int i = 0; i < rows.taps; ++i) {
+            const C* row = plane + rows.offset[oh * rows.taps + i];
+            C row_sum = C(0);
+            for (int j = 0; j < cols.taps; ++j)
+              row_sum += cols.weight[ow * cols.taps + j] * row[cols.offset[ow * cols.taps + j]];
+            sum += rows.weight[oh * rows.taps + i] * row_sum;
+          }
+          out_row[ow * out_stride.w] = rows.outside[oh] || cols.outside[ow] ? extrapolation : sum;
+        }
+      }
+    }
+  }
+}
+
+void resize2d_kernel(const Resize2DAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
   const NDArray& data = inputs[0];
   NDArray& out = outputs[0];
-  const std::string& layout = attrs.get_string("layout");
-  const std::string& method = attrs.get_string("method");
+  const std::string& layout = attrs.layout;
+  const std::string& method = attrs.method;
   ResizeParams p;
   p.taps = method == "nearest_neighbor" ? 1 : method == "linear" ? 2 : 4;
-  check(method == "nearest_neighbor" || method == "linear" || method == "cubic", "unknown resize method \"", method,
-        "\"");
-  p.mode = coord_mode(attrs.get_string("coordinate_transformation_mode"));
-  p.round = rounding(attrs.get_string("rounding_method"), p.mode);
-  p.alpha = attrs.get_double("cubic_alpha");
-  p.exclude_outside = attrs.get_int("cubic_exclude") != 0;
+  p.mode = coord_mode(attrs.coordinate_transformation_mode);
+  p.round = rounding(attrs.rounding_method, p.mode);
+  p.alpha = attrs.cubic_alpha;
+  p.exclude_outside = attrs.cubic_exclude != 0;
+  p.antialias = attrs.antialias;
 
   const Axes4D in_extent = layout_extents(data.shape(), layout), out_extent = layout_extents(out.shape(), layout);
   const Axes4D in_stride = layout_strides(data.shape(), layout), out_stride = layout_strides(out.shape(), layout);
-  std::vector<double> roi = attrs.get_doubles("roi");
-  check(roi.size() == 4, "attribute 'roi' must have 4 values");
+  const std::vector<double>& roi = attrs.roi;
   double scale_h = static_cast<double>(out_extent.h) / static_cast<double>(std::max<int64_t>(in_extent.h, 1));
   double scale_w = static_cast<double>(out_extent.w) / static_cast<double>(std::max<int64_t>(in_extent.w, 1));
-  if (!attrs.is_none("scales")) {
-    std::vector<double> scales = attrs.get_doubles("scales");
-    check(scales.size() == 2, "attribute 'scales' must have 2 values");
-    scale_h = scales[0];
-    scale_w = scales[1];
+  if (attrs.scales) {
+    scale_h = (*attrs.scales)[0];
+    scale_w = (*attrs.scales)[1];
   }
   if (out.numel() == 0) return;
   check(in_extent.h > 0 && in_extent.w > 0, "image.resize2d: cannot resize an empty image");
@@ -219,7 +288,12 @@ void resize2d_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::s
     ConstView<C> x(data);
     OutView<C> y(out);
     AxisTaps<C> rows = axis_taps<C>(axis_h, in_stride.h, p), cols = axis_taps<C>(axis_w, in_stride.w, p);
-    const C extrapolation = static_cast<C>(attrs.get_double("extrapolation_value"));
+    const C extrapolation = static_cast<C>(attrs.extrapolation_value);
+    if (rows.taps != p.taps || cols.taps != p.taps) {
+      resize_any<C>(x.data(), y.data(), in_stride, out_extent, out_stride, rows, cols, extrapolation);
+      y.commit();
+      return;
+    }
     switch (p.taps) {
       case 1: resize<C, 1>(x.data(), y.data(), in_stride, out_extent, out_stride, rows, cols, extrapolation); break;
       case 2: resize<C, 2>(x.data(), y.data(), in_stride, out_extent, out_stride, rows, cols, extrapolation); break;
@@ -231,6 +305,8 @@ void resize2d_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::s
 
 }  // namespace
 
-void register_image_resize_kernels(KernelRegistry& registry) { registry.add("image.resize2d", resize2d_kernel); }
+void register_image_resize_kernels(KernelRegistry& registry) {
+  registry.add<Resize2DAttrs>("image.resize2d", resize2d_kernel);
+}
 
 }  // namespace kiln

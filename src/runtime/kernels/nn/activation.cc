@@ -80,7 +80,7 @@ void prelu_kernel(const PReluAttrs& attrs, std::span<const NDArray> in, std::spa
   });
 }
 
-void dropout_kernel(const Attrs&, std::span<const NDArray> in, std::span<NDArray> out) {
+void dropout_kernel(const DropoutAttrs&, std::span<const NDArray> in, std::span<NDArray> out) {
   const NDArray& data = in[0];
   if (data.nbytes()) std::memcpy(out[0].raw(), data.raw(), data.nbytes());
   dispatch_dtype(out[1].dtype(), [&](auto tag) {
@@ -97,7 +97,7 @@ void register_nn_activation_kernels(KernelRegistry& registry) {
   registry.add("nn.relu", relu_kernel);
   registry.add<LeakyReluAttrs>("nn.leaky_relu", leaky_relu_kernel);
   registry.add<PReluAttrs>("nn.prelu", prelu_kernel);
-  registry.add("nn.dropout", dropout_kernel);
+  registry.add<DropoutAttrs>("nn.dropout", dropout_kernel);
 }
 
 }  // namespace kiln

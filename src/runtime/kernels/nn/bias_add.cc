@@ -2,6 +2,7 @@
 // so each channel adds one bias value to a contiguous run of `inner` elements.
 #include <type_traits>
 
+#include "kiln/attrs/nn.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/tensor/element.h"
 
@@ -34,8 +35,8 @@ void bias_add_loop(const NDArray& data, const NDArray& bias, NDArray& out, int64
   }
 }
 
-void bias_add_kernel(const Attrs& attrs, std::span<const NDArray> in, std::span<NDArray> out) {
-  const int64_t axis = wrap_axis(attrs.get_int("axis"), in[0].ndim());
+void bias_add_kernel(const BiasAddAttrs& attrs, std::span<const NDArray> in, std::span<NDArray> out) {
+  const int64_t axis = wrap_axis(attrs.axis, in[0].ndim());
   dispatch_dtype(in[0].dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, bool>)
@@ -47,6 +48,8 @@ void bias_add_kernel(const Attrs& attrs, std::span<const NDArray> in, std::span<
 
 }  // namespace
 
-void register_nn_bias_add_kernels(KernelRegistry& registry) { registry.add("nn.bias_add", bias_add_kernel); }
+void register_nn_bias_add_kernels(KernelRegistry& registry) {
+  registry.add<BiasAddAttrs>("nn.bias_add", bias_add_kernel);
+}
 
 }  // namespace kiln

@@ -2,6 +2,7 @@
 // All three reduce to out (M, N) = a (M, K) times b (N, K) transposed, where both operands
 // are row-major with K contiguous; operands stored the other way round are transposed
 // into a buffer first.
+#include "kiln/attrs/nn.h"
 #include "runtime/kernels/nn/compute_view.h"
 
 namespace kiln {
@@ -72,7 +73,7 @@ void run_matmul(const NDArray& a, const NDArray& b, NDArray& out, const MatmulGe
   });
 }
 
-void dense_kernel(const Attrs&, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+void dense_kernel(const DenseAttrs&, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
   const Shape& x = inputs[0].shape();
   const Shape& w = inputs[1].shape();
   check(!x.empty() && w.size() == 2, "nn.dense expects data (..., K) and a 2-D weight");
@@ -90,12 +91,12 @@ StoredMatrix stored_matrix(const Shape& s, bool vector_is_row) {
   return {Shape(s.begin(), s.end() - 2), s[s.size() - 2], s[s.size() - 1]};
 }
 
-void matmul_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+void matmul_kernel(const MatmulAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
   const NDArray& a = inputs[0];
   const NDArray& b = inputs[1];
   // Vectors ignore the transpose flags, as in the type relation.
-  bool ta = a.ndim() > 1 && attrs.get_bool("transpose_a");
-  bool tb = b.ndim() > 1 && attrs.get_bool("transpose_b");
+  bool ta = a.ndim() > 1 && attrs.transpose_a;
+  bool tb = b.ndim() > 1 && attrs.transpose_b;
   StoredMatrix sa = stored_matrix(a.shape(), true), sb = stored_matrix(b.shape(), false);
   MatmulGeometry g;
   g.a_batch = sa.batch;
@@ -113,11 +114,11 @@ void matmul_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::spa
   run_matmul(a, b, outputs[0], g);
 }
 
-void batch_matmul_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+void batch_matmul_kernel(const BatchMatmulAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
   const Shape& x = inputs[0].shape();
   const Shape& y = inputs[1].shape();
   check(x.size() == 3 && y.size() == 3, "nn.batch_matmul expects 3-D operands");
-  bool ta = attrs.get_bool("transpose_a"), tb = attrs.get_bool("transpose_b");
+  bool ta = attrs.transpose_a, tb = attrs.transpose_b;
   MatmulGeometry g{{x[0]}, {y[0]}, {outputs[0].shape()[0]}, ta ? x[2] : x[1], tb ? y[1] : y[2], ta ? x[1] : x[2],
                    ta,     !tb};
   run_matmul(inputs[0], inputs[1], outputs[0], g);
@@ -126,9 +127,9 @@ void batch_matmul_kernel(const Attrs& attrs, std::span<const NDArray> inputs, st
 }  // namespace
 
 void register_nn_dense_kernels(KernelRegistry& registry) {
-  registry.add("nn.dense", dense_kernel);
-  registry.add("nn.matmul", matmul_kernel);
-  registry.add("nn.batch_matmul", batch_matmul_kernel);
+  registry.add<DenseAttrs>("nn.dense", dense_kernel);
+  registry.add<MatmulAttrs>("nn.matmul", matmul_kernel);
+  registry.add<BatchMatmulAttrs>("nn.batch_matmul", batch_matmul_kernel);
 }
 
 }  // namespace kiln

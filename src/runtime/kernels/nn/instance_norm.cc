@@ -2,6 +2,7 @@
 // The data is seen as (N, A, C, B): A the axes between the batch and the channel axis, B those
 // after it. Each (n, c) slice of A * B elements gets its own mean and variance, computed in
 // double in two passes (mean, then mean squared deviation) for accuracy.
+#include "kiln/attrs/nn.h"
 #include "runtime/kernels/nn/compute_view.h"
 
 namespace kiln {
@@ -22,10 +23,10 @@ InstanceSplit split_instances(const Shape& shape, int64_t axis) {
   return s;
 }
 
-void instance_norm_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
-  const InstanceSplit s = split_instances(inputs[0].shape(), attrs.get_int("axis"));
-  const double epsilon = attrs.get_double("epsilon");
-  const bool use_gamma = attrs.get_bool("scale"), use_beta = attrs.get_bool("center");
+void instance_norm_kernel(const InstanceNormAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+  const InstanceSplit s = split_instances(inputs[0].shape(), attrs.axis);
+  const double epsilon = attrs.epsilon;
+  const bool use_gamma = attrs.scale, use_beta = attrs.center;
   ConstView<double> x(inputs[0]), gamma(inputs[1]), beta(inputs[2]);
   OutView<double> y(outputs[0]);
   const double count = static_cast<double>(std::max<int64_t>(s.before * s.after, 1));
@@ -58,7 +59,7 @@ void instance_norm_kernel(const Attrs& attrs, std::span<const NDArray> inputs, s
 }  // namespace
 
 void register_nn_instance_norm_kernels(KernelRegistry& registry) {
-  registry.add("nn.instance_norm", instance_norm_kernel);
+  registry.add<InstanceNormAttrs>("nn.instance_norm", instance_norm_kernel);
 }
 
 }  // namespace kiln

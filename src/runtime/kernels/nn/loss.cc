@@ -1,6 +1,7 @@
 // Reference kernels: nn.nll_loss.
 // Predictions are seen as (N, C, inner) and targets as (N, inner). Sums are kept in double
 // so that "mean" over many elements stays within ONNX's tolerances.
+#include "kiln/attrs/nn.h"
 #include "runtime/kernels/nn/compute_view.h"
 
 namespace kiln {
@@ -18,11 +19,11 @@ NllShape nll_shape(const Shape& predictions) {
   return s;
 }
 
-void nll_loss_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+void nll_loss_kernel(const NllLossAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
   const NDArray& targets = inputs[1];
   const NllShape s = nll_shape(inputs[0].shape());
-  const int64_t ignore_index = attrs.get_int("ignore_index");
-  const std::string& reduction = attrs.get_string("reduction");
+  const int64_t ignore_index = attrs.ignore_index;
+  const std::string& reduction = attrs.reduction;
   ConstView<double> predictions(inputs[0]);
   std::vector<double> weights(static_cast<size_t>(s.classes), 1.0);
   if (inputs.size() > 2) weights = inputs[2].to_doubles();
@@ -51,6 +52,6 @@ void nll_loss_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::s
 
 }  // namespace
 
-void register_nn_loss_kernels(KernelRegistry& registry) { registry.add("nn.nll_loss", nll_loss_kernel); }
+void register_nn_loss_kernels(KernelRegistry& registry) { registry.add<NllLossAttrs>("nn.nll_loss", nll_loss_kernel); }
 
 }  // namespace kiln

@@ -1,25 +1,25 @@
 // Reference kernels: nn.lrn.
 // The data is seen as (outer, C, inner); for every element the window of squares along C runs
 // from c - (size - 1) / 2 to c + size / 2, clipped to [0, C). Sums are kept in double.
+#include "kiln/attrs/nn.h"
 #include "runtime/kernels/nn/compute_view.h"
 
 namespace kiln {
 
 namespace {
 
-void lrn_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+void lrn_kernel(const LrnAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
   const Shape& shape = inputs[0].shape();
   const int64_t ndim = static_cast<int64_t>(shape.size());
-  const int64_t axis = wrap_axis(attrs.get_int("axis"), ndim);
+  const int64_t axis = wrap_axis(attrs.axis, ndim);
   check(axis >= 0 && axis < ndim, "nn.lrn: axis out of range");
-  const int64_t size = attrs.get_int("size");
+  const int64_t size = attrs.size;
   check(size >= 1, "nn.lrn: size must be positive");
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < axis; ++d) outer *= shape[static_cast<size_t>(d)];
   for (int64_t d = axis + 1; d < ndim; ++d) inner *= shape[static_cast<size_t>(d)];
   const int64_t channels = shape[static_cast<size_t>(axis)];
-  const double bias = attrs.get_double("bias"), alpha_per_size = attrs.get_double("alpha") / static_cast<double>(size),
-               beta = attrs.get_double("beta");
+  const double bias = attrs.bias, alpha_per_size = attrs.alpha / static_cast<double>(size), beta = attrs.beta;
   const int64_t before = (size - 1) / 2, after = size / 2;
   ConstView<double> x(inputs[0]);
   OutView<double> y(outputs[0]);
@@ -41,6 +41,6 @@ void lrn_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<N
 
 }  // namespace
 
-void register_nn_lrn_kernels(KernelRegistry& registry) { registry.add("nn.lrn", lrn_kernel); }
+void register_nn_lrn_kernels(KernelRegistry& registry) { registry.add<LrnAttrs>("nn.lrn", lrn_kernel); }
 
 }  // namespace kiln

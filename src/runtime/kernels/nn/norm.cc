@@ -3,6 +3,7 @@
 // layer_norm computes the mean and variance along the axis for every (outer, inner) pair.
 #include <cstring>
 
+#include "kiln/attrs/nn.h"
 #include "runtime/kernels/nn/compute_view.h"
 
 namespace kiln {
@@ -64,14 +65,14 @@ void layer_norm(const C* x, const C* gamma, const C* beta, C* y, const AxisSplit
   }
 }
 
-void batch_norm_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
-  AxisSplit s = split_at(inputs[0].shape(), attrs.get_int("axis"));
+void batch_norm_kernel(const BatchNormAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+  AxisSplit s = split_at(inputs[0].shape(), attrs.axis);
   dispatch_compute(inputs[0].dtype(), [&](auto tag) {
     using C = decltype(tag);
     ConstView<C> x(inputs[0]), gamma(inputs[1]), beta(inputs[2]), mean(inputs[3]), var(inputs[4]);
     OutView<C> y(outputs[0]);
-    batch_norm(x.data(), gamma.data(), beta.data(), mean.data(), var.data(), y.data(), s,
-               static_cast<C>(attrs.get_double("epsilon")), attrs.get_bool("scale"), attrs.get_bool("center"));
+    batch_norm(x.data(), gamma.data(), beta.data(), mean.data(), var.data(), y.data(), s, static_cast<C>(attrs.epsilon),
+               attrs.scale, attrs.center);
     y.commit();
   });
   // The 2nd and 3rd results are the moving statistics themselves (same types as those inputs).
@@ -82,14 +83,14 @@ void batch_norm_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std:
   }
 }
 
-void layer_norm_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
-  AxisSplit s = split_at(inputs[0].shape(), attrs.get_int("axis"));
+void layer_norm_kernel(const LayerNormAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+  AxisSplit s = split_at(inputs[0].shape(), attrs.axis);
   dispatch_compute(inputs[0].dtype(), [&](auto tag) {
     using C = decltype(tag);
     ConstView<C> x(inputs[0]), gamma(inputs[1]), beta(inputs[2]);
     OutView<C> y(outputs[0]);
-    layer_norm(x.data(), gamma.data(), beta.data(), y.data(), s, static_cast<C>(attrs.get_double("epsilon")),
-               attrs.get_bool("scale"), attrs.get_bool("center"));
+    layer_norm(x.data(), gamma.data(), beta.data(), y.data(), s, static_cast<C>(attrs.epsilon), attrs.scale,
+               attrs.center);
     y.commit();
   });
 }
@@ -97,8 +98,8 @@ void layer_norm_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std:
 }  // namespace
 
 void register_nn_norm_kernels(KernelRegistry& registry) {
-  registry.add("nn.batch_norm", batch_norm_kernel);
-  registry.add("nn.layer_norm", layer_norm_kernel);
+  registry.add<BatchNormAttrs>("nn.batch_norm", batch_norm_kernel);
+  registry.add<LayerNormAttrs>("nn.layer_norm", layer_norm_kernel);
 }
 
 }  // namespace kiln

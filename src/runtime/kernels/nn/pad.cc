@@ -1,20 +1,13 @@
 // Reference kernels: nn.pad.
 // For every axis a table maps each output index to the input index it copies, or to -1 for
 // the fill value; rows along the last axis are then copied through that table.
+#include "kiln/attrs/pad.h"
+
 #include "runtime/kernels/nn/compute_view.h"
 
 namespace kiln {
 
 namespace {
-
-enum class PadMode { kConstant, kEdge, kReflect };
-
-PadMode pad_mode(const std::string& name) {
-  if (name == "constant") return PadMode::kConstant;
-  if (name == "edge") return PadMode::kEdge;
-  if (name == "reflect") return PadMode::kReflect;
-  throw Error(cat("unknown pad_mode \"", name, "\""));
-}
 
 // Input index of output index `o` of an axis of extent `in` padded by `before`.
 int64_t source_index(int64_t o, int64_t before, int64_t in, PadMode mode) {
@@ -23,6 +16,7 @@ int64_t source_index(int64_t o, int64_t before, int64_t in, PadMode mode) {
   switch (mode) {
     case PadMode::kConstant: return -1;
     case PadMode::kEdge: return i < 0 ? 0 : in - 1;
+    case PadMode::kWrap: return ((i % in) + in) % in;
     case PadMode::kReflect: {
       if (in == 1) return 0;
       // Reflection without repeating the edge is periodic with period 2 * (in - 1).
@@ -66,19 +60,18 @@ void pad(const T* x, T* y, T fill, const Shape& in, const Shape& out, const std:
   }
 }
 
-void pad_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+void pad_kernel(const PadAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
   const NDArray& data = inputs[0];
   const Shape& in = data.shape();
   const Shape& out = outputs[0].shape();
-  PadMode mode = pad_mode(attrs.get_string("pad_mode"));
-  const AttrValue::List& widths = attrs.get("pad_width").as_list();
+  const PadMode mode = attrs.mode();
+  const std::vector<std::pair<int64_t, int64_t>> widths = attrs.pairs();
   check(widths.size() == in.size(), "nn.pad: pad_width does not match the rank of the data");
   std::vector<std::vector<int64_t>> source(in.size());
   for (size_t d = 0; d < in.size(); ++d) {
     check(in[d] > 0 || mode == PadMode::kConstant || out[d] == 0, "nn.pad: cannot pad an empty axis in ",
-          attrs.get_string("pad_mode"), " mode");
-    const int64_t before = widths[d].as_list().at(0).as_int();
-    for (int64_t o = 0; o < out[d]; ++o) source[d].push_back(source_index(o, before, in[d], mode));
+          attrs.pad_mode, " mode");
+    for (int64_t o = 0; o < out[d]; ++o) source[d].push_back(source_index(o, widths[d].first, in[d], mode));
   }
   NDArray fill = inputs[1].cast(data.dtype());
   dispatch_dtype(data.dtype(), [&](auto tag) {
@@ -89,6 +82,6 @@ void pad_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<N
 
 }  // namespace
 
-void register_nn_pad_kernels(KernelRegistry& registry) { registry.add("nn.pad", pad_kernel); }
+void register_nn_pad_kernels(KernelRegistry& registry) { registry.add<PadAttrs>("nn.pad", pad_kernel); }
 
 }  // namespace kiln

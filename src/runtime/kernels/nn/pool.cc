@@ -320,7 +320,7 @@ void max_pool_with_argmax_kernel(const MaxPool2DWithArgmaxAttrs& attrs, std::spa
 }
 
 // out = zeros; out.flat[indices[i]] = data[i], where indices count in index_shape when given.
-void max_unpool_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+void max_unpool_kernel(const MaxUnpoolAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
   const NDArray& data = inputs[0];
   const NDArray& indices = inputs[1];
   NDArray& out = outputs[0];
@@ -328,7 +328,7 @@ void max_unpool_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std:
   const auto* src = static_cast<const std::byte*>(data.raw());
   auto* dst = static_cast<std::byte*>(out.raw());
   std::fill(dst, dst + out.nbytes(), std::byte{0});
-  const Shape index_shape = attrs.is_none("index_shape") ? out.shape() : attrs.get_ints("index_shape");
+  const Shape index_shape = attrs.index_shape.value_or(out.shape());
   const int64_t index_limit = num_elements(index_shape);
   for (int64_t i = 0; i < data.numel(); ++i) {
     const int64_t index = indices.int_at(i);
@@ -353,7 +353,7 @@ void register_nn_pool_kernels(KernelRegistry& registry) {
   registry.add<Pool3DAttrs>("nn.max_pool3d", max_pool_nd_kernel);
   registry.add<AvgPool3DAttrs>("nn.avg_pool3d", avg_pool_nd_kernel);
   registry.add<MaxPool2DWithArgmaxAttrs>("nn.max_pool2d_with_argmax", max_pool_with_argmax_kernel);
-  registry.add("nn.max_unpool", max_unpool_kernel);
+  registry.add<MaxUnpoolAttrs>("nn.max_unpool", max_unpool_kernel);
 }
 
 }  // namespace kiln

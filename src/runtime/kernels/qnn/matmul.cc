@@ -1,12 +1,13 @@
 // Reference kernel: qnn.matmul, numpy matmul of zero-point-shifted integers accumulated in
 // int64 and stored in the int32 output.
+#include "kiln/attrs/qnn.h"
 #include "runtime/kernels/qnn/quant_util.h"
 
 namespace kiln {
 
 namespace {
 
-void qnn_matmul_kernel(const Attrs&, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+void qnn_matmul_kernel(const QnnMatmulAttrs&, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
   const NDArray &a = inputs[0], &b = inputs[1];
   NDArray& out = outputs[0];
   const Shape &as = a.shape(), &bs = b.shape(), &os = out.shape();
@@ -34,6 +35,8 @@ void qnn_matmul_kernel(const Attrs&, std::span<const NDArray> inputs, std::span<
 
 }  // namespace
 
-void register_qnn_matmul_kernels(KernelRegistry& registry) { registry.add("qnn.matmul", qnn_matmul_kernel); }
+void register_qnn_matmul_kernels(KernelRegistry& registry) {
+  registry.add<QnnMatmulAttrs>("qnn.matmul", qnn_matmul_kernel);
+}
 
 }  // namespace kiln

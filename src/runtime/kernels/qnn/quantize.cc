@@ -1,6 +1,7 @@
 // Reference kernels: qnn.quantize, qnn.dequantize, qnn.requantize.
 #include <cmath>
 
+#include "kiln/attrs/qnn.h"
 #include "runtime/kernels/qnn/quant_util.h"
 
 namespace kiln {
@@ -14,9 +15,9 @@ double scaled(double x, double scale, bool in_double) {
   return static_cast<double>(static_cast<float>(x) / static_cast<float>(scale));
 }
 
-void quantize_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+void quantize_kernel(const QuantizeAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
   const NDArray& data = inputs[0];
-  int64_t axis = attrs.get_int("axis");
+  const int64_t axis = attrs.axis;
   QuantParam scale(inputs[1], data.shape(), axis), zero_point(inputs[2], data.shape(), axis);
   NDArray& out = outputs[0];
   bool in_double = data.dtype() == DType::kFloat64;
@@ -26,22 +27,22 @@ void quantize_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::s
   }
 }
 
-void dequantize_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+void dequantize_kernel(const DequantizeAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
   const NDArray& data = inputs[0];
-  int64_t axis = attrs.get_int("axis");
+  const int64_t axis = attrs.axis;
   QuantParam scale(inputs[1], data.shape(), axis), zero_point(inputs[2], data.shape(), axis);
   NDArray& out = outputs[0];
   for (int64_t i = 0; i < data.numel(); ++i)
     out.set(i, static_cast<double>(data.int_at(i) - static_cast<int64_t>(zero_point(i))) * scale(i));
 }
 
-void requantize_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+void requantize_kernel(const RequantizeAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
   const NDArray& data = inputs[0];
   const Shape& shape = data.shape();
-  int64_t axis = attrs.get_int("axis");
+  const int64_t axis = attrs.axis;
   QuantParam in_scale(inputs[1], shape, axis), in_zero(inputs[2], shape, axis);
   QuantParam out_scale(inputs[3], shape, axis), out_zero(inputs[4], shape, axis);
-  Rounding rule = parse_rounding(attrs.get_string("rounding"));
+  Rounding rule = parse_rounding(attrs.rounding);
   NDArray& out = outputs[0];
   for (int64_t i = 0; i < data.numel(); ++i) {
     double real = static_cast<double>(data.int_at(i) - static_cast<int64_t>(in_zero(i))) * in_scale(i);
@@ -52,9 +53,9 @@ void requantize_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std:
 }  // namespace
 
 void register_qnn_quantize_kernels(KernelRegistry& registry) {
-  registry.add("qnn.quantize", quantize_kernel);
-  registry.add("qnn.dequantize", dequantize_kernel);
-  registry.add("qnn.requantize", requantize_kernel);
+  registry.add<QuantizeAttrs>("qnn.quantize", quantize_kernel);
+  registry.add<DequantizeAttrs>("qnn.dequantize", dequantize_kernel);
+  registry.add<RequantizeAttrs>("qnn.requantize", requantize_kernel);
 }
 
 }  // namespace kiln

@@ -2,6 +2,8 @@
 // The generator is std::mt19937_64 (its sequence is fixed by the C++ standard) and the
 // distributions are computed here rather than by <random>'s, whose algorithms vary between
 // standard libraries, so a seed gives the same samples everywhere.
+#include "kiln/attrs/random.h"
+
 #include <cmath>
 #include <numbers>
 #include <random>
@@ -15,8 +17,8 @@ namespace {
 
 class Sampler {
  public:
-  explicit Sampler(const Attrs& attrs)
-      : engine_(attrs.is_none("seed") ? std::random_device{}() : static_cast<uint64_t>(attrs.get_int("seed"))) {}
+  explicit Sampler(const std::optional<int64_t>& seed)
+      : engine_(seed ? static_cast<uint64_t>(*seed) : std::random_device{}()) {}
 
   // Uniform on [0, 1) with 53 random bits.
   double uniform() { return static_cast<double>(engine_() >> 11) * 0x1.0p-53; }
@@ -30,27 +32,27 @@ class Sampler {
   std::mt19937_64 engine_;
 };
 
-void uniform_kernel(const Attrs& attrs, std::span<const NDArray>, std::span<NDArray> outputs) {
-  Sampler sampler(attrs);
-  const double low = attrs.get_double("low"), high = attrs.get_double("high");
+void uniform_kernel(const RandomUniformAttrs& attrs, std::span<const NDArray>, std::span<NDArray> outputs) {
+  Sampler sampler(attrs.seed);
+  const double low = attrs.low, high = attrs.high;
   for (int64_t i = 0; i < outputs[0].numel(); ++i) outputs[0].set(i, low + (high - low) * sampler.uniform());
 }
 
-void normal_kernel(const Attrs& attrs, std::span<const NDArray>, std::span<NDArray> outputs) {
-  Sampler sampler(attrs);
-  const double mean = attrs.get_double("mean"), scale = attrs.get_double("scale");
+void normal_kernel(const RandomNormalAttrs& attrs, std::span<const NDArray>, std::span<NDArray> outputs) {
+  Sampler sampler(attrs.seed);
+  const double mean = attrs.mean, scale = attrs.scale;
   for (int64_t i = 0; i < outputs[0].numel(); ++i) outputs[0].set(i, mean + scale * sampler.normal());
 }
 
-void bernoulli_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
-  Sampler sampler(attrs);
+void bernoulli_kernel(const BernoulliAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+  Sampler sampler(attrs.seed);
   const NDArray& probs = inputs[0];
   for (int64_t i = 0; i < probs.numel(); ++i) outputs[0].set(i, sampler.uniform() < probs.at(i) ? 1.0 : 0.0);
 }
 
 // Inverse-CDF sampling from softmax(logits) of each row.
-void multinomial_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
-  Sampler sampler(attrs);
+void multinomial_kernel(const MultinomialAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+  Sampler sampler(attrs.seed);
   const NDArray& logits = inputs[0];
   const int64_t batch = logits.shape()[0], classes = logits.shape()[1], samples = outputs[0].shape()[1];
   check(classes > 0, "random.multinomial needs at least one class; logits have shape ", shape_str(logits.shape()));
@@ -73,10 +75,10 @@ void multinomial_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std
 }  // namespace
 
 void register_random_kernels(KernelRegistry& registry) {
-  registry.add("random.uniform", uniform_kernel);
-  registry.add("random.normal", normal_kernel);
-  registry.add("random.bernoulli", bernoulli_kernel);
-  registry.add("random.multinomial", multinomial_kernel);
+  registry.add<RandomUniformAttrs>("random.uniform", uniform_kernel);
+  registry.add<RandomNormalAttrs>("random.normal", normal_kernel);
+  registry.add<BernoulliAttrs>("random.bernoulli", bernoulli_kernel);
+  registry.add<MultinomialAttrs>("random.multinomial", multinomial_kernel);
 }
 
 }  // namespace kiln

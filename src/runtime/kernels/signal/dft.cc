@@ -4,6 +4,7 @@
 #include <complex>
 #include <numbers>
 
+#include "kiln/attrs/signal.h"
 #include "runtime/kernels/kernel_util.h"
 
 namespace kiln {
@@ -36,16 +37,16 @@ void transform(const std::vector<Complex>& signal, const std::vector<Complex>& t
   }
 }
 
-void dft_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+void dft_kernel(const DftAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
   const NDArray& data = inputs[0];
   NDArray& out = outputs[0];
   const Shape& in_shape = data.shape();
   const int64_t rank = data.ndim();
-  const size_t axis = static_cast<size_t>(wrap_axis(attrs.get_int("axis"), rank - 1));
+  const size_t axis = static_cast<size_t>(wrap_axis(attrs.axis, rank - 1));
   const int64_t components = in_shape.back();
-  const bool inverse = attrs.get_bool("inverse");
+  const bool inverse = attrs.inverse;
   const int64_t in_len = in_shape[axis], out_len = out.shape()[axis];
-  const int64_t n = attrs.is_none("dft_length") ? in_len : attrs.get_int("dft_length");
+  const int64_t n = attrs.dft_length.value_or(in_len);
   // Positions: outer (axes before `axis`) x inner (axes between `axis` and the complex axis).
   int64_t outer = 1, inner = 1;
   for (size_t d = 0; d < axis; ++d) outer *= in_shape[d];
@@ -68,15 +69,16 @@ void dft_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<N
     }
 }
 
-void stft_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+void stft_kernel(const StftAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
   const NDArray& data = inputs[0];
   NDArray& out = outputs[0];
   const Shape& s = data.shape();
   const int64_t batch = s[0], length = s[1], components = s[2];
   const int64_t frames = out.shape()[1], bins_kept = out.shape()[2];
-  const int64_t step = attrs.get_int("frame_step");
+  const int64_t step = attrs.frame_step;
   const bool has_window = inputs.size() > 1;
-  const int64_t frame = has_window ? inputs[1].numel() : attrs.get_int("frame_length");
+  check(has_window || attrs.frame_length, "signal.stft needs a window or the attribute 'frame_length'");
+  const int64_t frame = has_window ? inputs[1].numel() : *attrs.frame_length;
   std::vector<double> window =
       has_window ? inputs[1].to_doubles() : std::vector<double>(static_cast<size_t>(frame), 1.0);
   std::vector<Complex> twiddle = twiddles(frame, -1.0);
@@ -100,8 +102,8 @@ void stft_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<
 }  // namespace
 
 void register_signal_dft_kernels(KernelRegistry& registry) {
-  registry.add("signal.dft", dft_kernel);
-  registry.add("signal.stft", stft_kernel);
+  registry.add<DftAttrs>("signal.dft", dft_kernel);
+  registry.add<StftAttrs>("signal.stft", stft_kernel);
 }
 
 }  // namespace kiln

@@ -2,6 +2,7 @@
 // in their own type, wrapping.
 #include <type_traits>
 
+#include "kiln/attrs/tensor.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/tensor/element.h"
 
@@ -38,19 +39,19 @@ void cumsum_along(const T* x, T* y, int64_t outer, int64_t extent, int64_t inner
   }
 }
 
-void cumsum_kernel(const Attrs& attrs, std::span<const NDArray> in, std::span<NDArray> out) {
+void cumsum_kernel(const CumsumAttrs& attrs, std::span<const NDArray> in, std::span<NDArray> out) {
   const NDArray& data = in[0];
   Shape shape = data.shape();
   int64_t axis = 0;
-  if (attrs.is_none("axis"))
+  if (!attrs.axis)
     shape = {data.numel()};
   else
-    axis = wrap_axis(attrs.get_int("axis"), data.ndim());
+    axis = wrap_axis(*attrs.axis, data.ndim());
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < axis; ++d) outer *= shape[static_cast<size_t>(d)];
   for (size_t d = static_cast<size_t>(axis) + 1; d < shape.size(); ++d) inner *= shape[d];
   const int64_t extent = shape.empty() ? 1 : shape[static_cast<size_t>(axis)];
-  const bool exclusive = attrs.get_bool("exclusive"), reverse = attrs.get_bool("reverse");
+  const bool exclusive = attrs.exclusive, reverse = attrs.reverse;
   dispatch_dtype(data.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, bool>)
@@ -62,6 +63,6 @@ void cumsum_kernel(const Attrs& attrs, std::span<const NDArray> in, std::span<ND
 
 }  // namespace
 
-void register_tensor_cumsum_kernels(KernelRegistry& registry) { registry.add("cumsum", cumsum_kernel); }
+void register_tensor_cumsum_kernels(KernelRegistry& registry) { registry.add<CumsumAttrs>("cumsum", cumsum_kernel); }
 
 }  // namespace kiln

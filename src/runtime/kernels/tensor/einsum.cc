@@ -6,6 +6,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kiln/attrs/tensor.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/tensor/einsum_equation.h"
 #include "runtime/kernels/tensor/element.h"
@@ -83,10 +84,10 @@ void einsum_typed(const EinsumPlan& plan, std::span<const NDArray> operands, NDA
   }
 }
 
-void einsum_kernel(const Attrs& attrs, std::span<const NDArray> in, std::span<NDArray> out) {
+void einsum_kernel(const EinsumAttrs& attrs, std::span<const NDArray> in, std::span<NDArray> out) {
   std::vector<int64_t> ranks;
   for (const NDArray& a : in) ranks.push_back(a.ndim());
-  const EinsumPlan plan = plan_einsum(parse_einsum_equation(attrs.get_string("equation"), ranks), in);
+  const EinsumPlan plan = plan_einsum(parse_einsum_equation(attrs.equation, ranks), in);
   dispatch_dtype(in[0].dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, bool>)
@@ -98,6 +99,6 @@ void einsum_kernel(const Attrs& attrs, std::span<const NDArray> in, std::span<ND
 
 }  // namespace
 
-void register_tensor_einsum_kernels(KernelRegistry& registry) { registry.add("einsum", einsum_kernel); }
+void register_tensor_einsum_kernels(KernelRegistry& registry) { registry.add<EinsumAttrs>("einsum", einsum_kernel); }
 
 }  // namespace kiln

@@ -2,6 +2,7 @@
 // shape and dtype; these kernels only fill it.
 #include <algorithm>
 
+#include "kiln/attrs/tensor.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/tensor/element.h"
 
@@ -18,10 +19,14 @@ void fill(NDArray& out, From value) {
   });
 }
 
-void zeros_kernel(const Attrs&, std::span<const NDArray>, std::span<NDArray> out) { fill(out[0], int64_t{0}); }
-void ones_kernel(const Attrs&, std::span<const NDArray>, std::span<NDArray> out) { fill(out[0], int64_t{1}); }
+void zeros_kernel(const ConstantFillAttrs&, std::span<const NDArray>, std::span<NDArray> out) {
+  fill(out[0], int64_t{0});
+}
+void ones_kernel(const ConstantFillAttrs&, std::span<const NDArray>, std::span<NDArray> out) {
+  fill(out[0], int64_t{1});
+}
 
-void full_kernel(const Attrs&, std::span<const NDArray> in, std::span<NDArray> out) {
+void full_kernel(const FullAttrs&, std::span<const NDArray> in, std::span<NDArray> out) {
   const NDArray& fill_value = in[0];
   check(fill_value.numel() == 1, "full: fill_value must hold one element, found ", fill_value.numel());
   dispatch_dtype(fill_value.dtype(), [&](auto tag) { fill(out[0], fill_value.data<decltype(tag)>()[0]); });
@@ -30,9 +35,9 @@ void full_kernel(const Attrs&, std::span<const NDArray> in, std::span<NDArray> o
 }  // namespace
 
 void register_tensor_init_kernels(KernelRegistry& registry) {
-  registry.add("zeros", zeros_kernel);
-  registry.add("ones", ones_kernel);
-  registry.add("full", full_kernel);
+  registry.add<ConstantFillAttrs>("zeros", zeros_kernel);
+  registry.add<ConstantFillAttrs>("ones", ones_kernel);
+  registry.add<FullAttrs>("full", full_kernel);
 }
 
 }  // namespace kiln

@@ -4,6 +4,8 @@
 // dropped and neighbours that are both reduced or both kept are merged, so the inner loop
 // runs over a long contiguous row that either folds into one output element (reduced) or
 // updates a row of outputs (kept). Float sums and products accumulate in double.
+#include "kiln/attrs/reduce.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -21,17 +23,6 @@ namespace {
 using kernels::Compute;
 using kernels::load;
 using kernels::store;
-
-// The reduced axes of the attributes (validated by the type relation): axis None or []
-// means every axis; exclude flips the selection.
-std::vector<bool> reduced_axes(int64_t ndim, const Attrs& attrs) {
-  std::vector<int64_t> axes = attrs.is_none("axis") ? std::vector<int64_t>{} : attrs.get_ints("axis");
-  std::vector<bool> reduced(static_cast<size_t>(ndim), axes.empty());
-  if (axes.empty()) return reduced;
-  for (int64_t axis : axes) reduced[static_cast<size_t>(wrap_axis(axis, ndim))] = true;
-  if (attrs.get_bool("exclude")) reduced.flip();
-  return reduced;
-}
 
 struct ReducePlan {
   Shape dims;                     // merged input dims, outermost first
@@ -198,10 +189,11 @@ void reduce_typed(Reduction kind, const NDArray& in, NDArray& out, const ReduceP
   }
 }
 
-KernelFn reduce_kernel(std::string name, Reduction kind) {
-  return [name, kind](const Attrs& attrs, std::span<const NDArray> in, std::span<NDArray> out) {
+std::function<void(const ReduceAttrs&, std::span<const NDArray>, std::span<NDArray>)> reduce_kernel(std::string name,
+                                                                                                    Reduction kind) {
+  return [name, kind](const ReduceAttrs& attrs, std::span<const NDArray> in, std::span<NDArray> out) {
     const NDArray& data = in[0];
-    ReducePlan plan = plan_reduce(data.shape(), reduced_axes(data.ndim(), attrs));
+    ReducePlan plan = plan_reduce(data.shape(), attrs.reduced_axes(data.shape()));
     try {
       dispatch_dtype(data.dtype(), [&](auto tag) { reduce_typed<decltype(tag)>(kind, data, out[0], plan); });
     } catch (Error& e) {
@@ -262,23 +254,23 @@ void arg_reduce_typed(const NDArray& in, NDArray& out, const ReducePlan& plan, b
 }
 
 template <bool kMax>
-void arg_reduce_kernel(const Attrs& attrs, std::span<const NDArray> in, std::span<NDArray> out) {
+void arg_reduce_kernel(const ArgReduceAttrs& attrs, std::span<const NDArray> in, std::span<NDArray> out) {
   const NDArray& data = in[0];
-  ReducePlan plan = plan_reduce(data.shape(), reduced_axes(data.ndim(), attrs));
-  const bool last = attrs.get_bool("select_last_index");
+  ReducePlan plan = plan_reduce(data.shape(), attrs.reduced_axes(data.shape()));
+  const bool last = attrs.select_last_index;
   dispatch_dtype(data.dtype(), [&](auto tag) { arg_reduce_typed<decltype(tag), kMax>(data, out[0], plan, last); });
 }
 
 }  // namespace
 
 void register_tensor_reduce_kernels(KernelRegistry& registry) {
-  registry.add("sum", reduce_kernel("sum", Reduction::kSum));
-  registry.add("mean", reduce_kernel("mean", Reduction::kMean));
-  registry.add("prod", reduce_kernel("prod", Reduction::kProd));
-  registry.add("max", reduce_kernel("max", Reduction::kMax));
-  registry.add("min", reduce_kernel("min", Reduction::kMin));
-  registry.add("argmax", arg_reduce_kernel<true>);
-  registry.add("argmin", arg_reduce_kernel<false>);
+  registry.add<ReduceAttrs>("sum", reduce_kernel("sum", Reduction::kSum));
+  registry.add<ReduceAttrs>("mean", reduce_kernel("mean", Reduction::kMean));
+  registry.add<ReduceAttrs>("prod", reduce_kernel("prod", Reduction::kProd));
+  registry.add<ReduceAttrs>("max", reduce_kernel("max", Reduction::kMax));
+  registry.add<ReduceAttrs>("min", reduce_kernel("min", Reduction::kMin));
+  registry.add<ArgReduceAttrs>("argmax", arg_reduce_kernel<true>);
+  registry.add<ArgReduceAttrs>("argmin", arg_reduce_kernel<false>);
 }
 
 }  // namespace kiln

@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kiln/attrs/tensor.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/tensor/element.h"
 
@@ -25,17 +26,16 @@ bool less_nan_last(C a, C b) {
   return a < b;
 }
 
-void topk_kernel(const Attrs& attrs, std::span<const NDArray> in, std::span<NDArray> out) {
+void topk_kernel(const TopKAttrs& attrs, std::span<const NDArray> in, std::span<NDArray> out) {
   const NDArray& data = in[0];
-  const int64_t axis = wrap_axis(attrs.get_int("axis"), data.ndim());
-  const std::string& ret_type = attrs.get_string("ret_type");
-  NDArray* values = ret_type == "indices" ? nullptr : &out[0];
-  NDArray* indices = ret_type == "both" ? &out[1] : ret_type == "indices" ? &out[0] : nullptr;
-  const bool ascending = attrs.get_bool("is_ascend");
+  const int64_t axis = wrap_axis(attrs.axis, data.ndim());
+  // The outputs in order: values, then indices, each when returned.
+  NDArray* values = attrs.returns_values() ? &out[0] : nullptr;
+  NDArray* indices = attrs.returns_indices() ? &out[values ? 1 : 0] : nullptr;
+  const bool ascending = attrs.is_ascend;
   const Shape& shape = data.shape();
   const int64_t extent = shape[static_cast<size_t>(axis)];
-  const int64_t k_attr = attrs.get_int("k");
-  const int64_t k = k_attr < 1 ? extent : k_attr;
+  const int64_t k = attrs.k < 1 ? extent : attrs.k;
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < axis; ++d) outer *= shape[static_cast<size_t>(d)];
   for (size_t d = static_cast<size_t>(axis) + 1; d < shape.size(); ++d) inner *= shape[d];
@@ -66,6 +66,6 @@ void topk_kernel(const Attrs& attrs, std::span<const NDArray> in, std::span<NDAr
 
 }  // namespace
 
-void register_tensor_topk_kernels(KernelRegistry& registry) { registry.add("topk", topk_kernel); }
+void register_tensor_topk_kernels(KernelRegistry& registry) { registry.add<TopKAttrs>("topk", topk_kernel); }
 
 }  // namespace kiln

@@ -2,6 +2,8 @@
 // hyperbolic functions, floor, ceil, round, trunc, abs, negative, sign, clip, isnan, isinf,
 // isfinite, logical_not, cast. Input and output have the same shape; cast and the
 // predicates change the dtype.
+#include "kiln/attrs/unary.h"
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -132,9 +134,9 @@ C clip_bound(double bound, bool is_lower) {
   }
 }
 
-void clip_kernel(const Attrs& attrs, std::span<const NDArray> in, std::span<NDArray> out) {
-  const double a_min = attrs.get_double("a_min");
-  const double a_max = attrs.get_double("a_max");
+void clip_kernel(const ClipAttrs& attrs, std::span<const NDArray> in, std::span<NDArray> out) {
+  const double a_min = attrs.a_min;
+  const double a_max = attrs.a_max;
   dispatch_dtype(in[0].dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, bool>) {
@@ -152,7 +154,7 @@ void clip_kernel(const Attrs& attrs, std::span<const NDArray> in, std::span<NDAr
   });
 }
 
-void cast_kernel(const Attrs&, std::span<const NDArray> in, std::span<NDArray> out) {
+void cast_kernel(const CastAttrs&, std::span<const NDArray> in, std::span<NDArray> out) {
   const NDArray& src = in[0];
   NDArray& dst = out[0];
   if (src.dtype() == dst.dtype()) {
@@ -203,8 +205,8 @@ void register_tensor_unary_kernels(KernelRegistry& registry) {
   registry.add("logical_not", logical_not_kernel);
   registry.add("abs", numeric_kernel("abs", Abs{}));
   registry.add("negative", numeric_kernel("negative", Negative{}));
-  registry.add("clip", clip_kernel);
-  registry.add("cast", cast_kernel);
+  registry.add<ClipAttrs>("clip", clip_kernel);
+  registry.add<CastAttrs>("cast", cast_kernel);
 }
 
 }  // namespace kiln

@@ -2,6 +2,7 @@
 // is a column block: per outer index, one contiguous row of bytes per piece.
 #include <cstring>
 
+#include "kiln/attrs/transform.h"
 #include "kiln/support/strings.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/transform/copy_util.h"
@@ -35,10 +36,10 @@ void check_pieces(const std::string& op, const NDArray& whole, std::span<const N
         Error(cat("pieces do not add up along axis ", axis)).op(op).expected(cat(whole.shape()[axis]), cat(along)));
 }
 
-void concatenate_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+void concatenate_kernel(const ConcatenateAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
   expect_arity("concatenate", inputs, -1, outputs, 1);
   NDArray& out = outputs[0];
-  const auto axis = static_cast<size_t>(checked_axis("concatenate", attrs.get_int("axis"), out.ndim()));
+  const auto axis = static_cast<size_t>(checked_axis("concatenate", attrs.axis, out.ndim()));
   check_pieces("concatenate", out, inputs, axis);
   const size_t elem_bytes = dtype_bytes(out.dtype());
   const int64_t outer = product(out.shape(), 0, axis);
@@ -53,10 +54,11 @@ void concatenate_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std
   }
 }
 
-void split_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+// The pieces arrive allocated with their extents, so only the axis matters here.
+void split_kernel(const SplitAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
   expect_arity("split", inputs, 1, outputs, -1);
   const NDArray& data = inputs[0];
-  const auto axis = static_cast<size_t>(checked_axis("split", attrs.get_int("axis"), data.ndim()));
+  const auto axis = static_cast<size_t>(checked_axis("split", attrs.axis, data.ndim()));
   check_pieces("split", data, {outputs.data(), outputs.size()}, axis);
   const size_t elem_bytes = dtype_bytes(data.dtype());
   const int64_t outer = product(data.shape(), 0, axis);
@@ -74,8 +76,8 @@ void split_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span
 }  // namespace
 
 void register_transform_concat_kernels(KernelRegistry& registry) {
-  registry.add("concatenate", concatenate_kernel);
-  registry.add("split", split_kernel);
+  registry.add<ConcatenateAttrs>("concatenate", concatenate_kernel);
+  registry.add<SplitAttrs>("split", split_kernel);
 }
 
 }  // namespace kiln

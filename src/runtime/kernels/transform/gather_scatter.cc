@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kiln/attrs/indexing.h"
 #include "kiln/support/strings.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/transform/copy_util.h"
@@ -20,16 +21,7 @@ int64_t resolve(const std::string& op, int64_t raw, int64_t extent, int64_t i) {
   return raw < 0 ? raw + extent : raw;
 }
 
-enum class Reduction { kUpdate, kAdd, kMul, kMin, kMax };
-
-Reduction parse_reduction(const std::string& op, const std::string& name) {
-  if (name == "update") return Reduction::kUpdate;
-  if (name == "add") return Reduction::kAdd;
-  if (name == "mul") return Reduction::kMul;
-  if (name == "min") return Reduction::kMin;
-  if (name == "max") return Reduction::kMax;
-  throw std::move(Error("unsupported reduction").op(op).expected("update, add, mul, min or max", name));
-}
+using Reduction = ScatterReduction;
 
 // out[at] = reduction(out[at], updates[from]). Integers combine in (wrapping) 64-bit
 // arithmetic, floats in double, which rounds float32/16 products and sums exactly once.
@@ -78,23 +70,25 @@ int64_t element_target(const std::string& op, const NDArray& data, const NDArray
   return ravel(at, data.shape());
 }
 
-void gather_elements_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+void gather_elements_kernel(const GatherElementsAttrs& attrs, std::span<const NDArray> inputs,
+                            std::span<NDArray> outputs) {
   expect_arity("gather_elements", inputs, 2, outputs, 1);
   const NDArray& data = inputs[0];
   const NDArray& indices = inputs[1];
-  int64_t axis = checked_axis("gather_elements", attrs.get_int("axis"), data.ndim());
+  int64_t axis = checked_axis("gather_elements", attrs.axis, data.ndim());
   expect_output("gather_elements", outputs[0], indices.shape(), data.dtype());
   for (int64_t i = 0; i < indices.numel(); ++i)
     copy_element(outputs[0], i, data, element_target("gather_elements", data, indices, axis, i));
 }
 
-void scatter_elements_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+void scatter_elements_kernel(const ScatterElementsAttrs& attrs, std::span<const NDArray> inputs,
+                             std::span<NDArray> outputs) {
   expect_arity("scatter_elements", inputs, 3, outputs, 1);
   const NDArray& data = inputs[0];
   const NDArray& indices = inputs[1];
   const NDArray& updates = inputs[2];
-  int64_t axis = checked_axis("scatter_elements", attrs.get_int("axis"), data.ndim());
-  Reduction r = parse_reduction("scatter_elements", attrs.get_string("reduction"));
+  int64_t axis = checked_axis("scatter_elements", attrs.axis, data.ndim());
+  Reduction r = attrs.kind();
   check(updates.shape() == indices.shape(), "scatter_elements: updates ", shape_str(updates.shape()),
         " must have the shape of indices ", shape_str(indices.shape()));
   expect_output("scatter_elements", outputs[0], data.shape(), data.dtype());
@@ -138,11 +132,11 @@ NdIndexPlan plan_nd_indices(const std::string& op, const Shape& data_shape, cons
   return plan;
 }
 
-void gather_nd_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+void gather_nd_kernel(const GatherNDAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
   expect_arity("gather_nd", inputs, 2, outputs, 1);
   const NDArray& data = inputs[0];
   const NDArray& indices = inputs[1];
-  int64_t batch_dims = attrs.get_int("batch_dims");
+  int64_t batch_dims = attrs.batch_dims;
   NdIndexPlan plan = plan_nd_indices("gather_nd", data.shape(), indices, batch_dims);
   Shape out_shape(indices.shape().begin() + 1, indices.shape().end());
   out_shape.insert(out_shape.end(), data.shape().begin() + batch_dims + indices.shape()[0], data.shape().end());
@@ -155,12 +149,12 @@ void gather_nd_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::
                 static_cast<const std::byte*>(data.raw()) + plan.offsets[p] * elem, static_cast<size_t>(bytes));
 }
 
-void scatter_nd_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+void scatter_nd_kernel(const ScatterNDAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
   expect_arity("scatter_nd", inputs, 3, outputs, 1);
   const NDArray& data = inputs[0];
   const NDArray& indices = inputs[1];
   const NDArray& updates = inputs[2];
-  Reduction r = parse_reduction("scatter_nd", attrs.get_string("mode"));
+  Reduction r = attrs.kind();
   NdIndexPlan plan = plan_nd_indices("scatter_nd", data.shape(), indices, 0);
   check(updates.numel() == static_cast<int64_t>(plan.offsets.size()) * plan.slice, "scatter_nd: updates ",
         shape_str(updates.shape()), " do not fit indices ", shape_str(indices.shape()), " into data ",
@@ -175,10 +169,10 @@ void scatter_nd_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std:
 }  // namespace
 
 void register_transform_gather_scatter_kernels(KernelRegistry& registry) {
-  registry.add("gather_elements", gather_elements_kernel);
-  registry.add("scatter_elements", scatter_elements_kernel);
-  registry.add("gather_nd", gather_nd_kernel);
-  registry.add("scatter_nd", scatter_nd_kernel);
+  registry.add<GatherElementsAttrs>("gather_elements", gather_elements_kernel);
+  registry.add<ScatterElementsAttrs>("scatter_elements", scatter_elements_kernel);
+  registry.add<GatherNDAttrs>("gather_nd", gather_nd_kernel);
+  registry.add<ScatterNDAttrs>("scatter_nd", scatter_nd_kernel);
 }
 
 }  // namespace kiln

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kiln/attrs/transform.h"
 #include "kiln/support/strings.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/transform/copy_util.h"
@@ -22,16 +23,16 @@ void store_converted(NDArray& out, int64_t at, const NDArray& value) {
   }
 }
 
-void one_hot_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+void one_hot_kernel(const OneHotAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
   expect_arity("one_hot", inputs, 3, outputs, 1);
   const NDArray& indices = inputs[0];
   check(inputs[1].numel() == 1 && inputs[2].numel() == 1, "one_hot: on_value and off_value must be scalars");
-  int64_t depth = attrs.get_int("depth");
-  int64_t axis = checked_axis("one_hot", attrs.get_int("axis"), indices.ndim() + 1);
+  const int64_t depth = attrs.depth;
+  int64_t axis = checked_axis("one_hot", attrs.axis, indices.ndim() + 1);
   Shape out_shape = indices.shape();
   out_shape.insert(out_shape.begin() + axis, depth);
   NDArray& out = outputs[0];
-  expect_output("one_hot", out, out_shape, parse_dtype(attrs.get_string("dtype")));
+  expect_output("one_hot", out, out_shape, parse_dtype(attrs.dtype));
   // indices seen as [outer, inner]; out as [outer, depth, inner].
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < indices.ndim(); ++d) (d < axis ? outer : inner) *= indices.shape()[d];
@@ -43,12 +44,13 @@ void one_hot_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::sp
       }
 }
 
-void reverse_sequence_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+void reverse_sequence_kernel(const ReverseSequenceAttrs& attrs, std::span<const NDArray> inputs,
+                             std::span<NDArray> outputs) {
   expect_arity("reverse_sequence", inputs, 2, outputs, 1);
   const NDArray& data = inputs[0];
   const NDArray& lengths = inputs[1];
-  int64_t seq_axis = checked_axis("reverse_sequence", attrs.get_int("seq_axis"), data.ndim());
-  int64_t batch_axis = checked_axis("reverse_sequence", attrs.get_int("batch_axis"), data.ndim());
+  int64_t seq_axis = checked_axis("reverse_sequence", attrs.seq_axis, data.ndim());
+  int64_t batch_axis = checked_axis("reverse_sequence", attrs.batch_axis, data.ndim());
   check(lengths.numel() == data.shape()[batch_axis], "reverse_sequence: ", lengths.numel(),
         " sequence lengths for a batch of ", data.shape()[batch_axis]);
   expect_output("reverse_sequence", outputs[0], data.shape(), data.dtype());
@@ -67,8 +69,8 @@ void reverse_sequence_kernel(const Attrs& attrs, std::span<const NDArray> inputs
 }  // namespace
 
 void register_transform_one_hot_kernels(KernelRegistry& registry) {
-  registry.add("one_hot", one_hot_kernel);
-  registry.add("reverse_sequence", reverse_sequence_kernel);
+  registry.add<OneHotAttrs>("one_hot", one_hot_kernel);
+  registry.add<ReverseSequenceAttrs>("reverse_sequence", reverse_sequence_kernel);
 }
 
 }  // namespace kiln

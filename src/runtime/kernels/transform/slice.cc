@@ -10,7 +10,7 @@ namespace kiln {
 
 namespace {
 
-void strided_slice_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+void strided_slice_kernel(const StridedSliceAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
   expect_arity("strided_slice", inputs, 1, outputs, 1);
   const NDArray& data = inputs[0];
   std::vector<AxisSlice> plan = plan_strided_slice(parse_strided_slice(attrs, data.ndim()), data.shape());
@@ -32,11 +32,9 @@ void strided_slice_kernel(const Attrs& attrs, std::span<const NDArray> inputs, s
 enum class TakeMode { kClip, kWrap, kFast };
 
 TakeMode parse_take_mode(const std::string& mode) {
-  if (mode == "clip") return TakeMode::kClip;
   if (mode == "wrap") return TakeMode::kWrap;
   if (mode == "fast") return TakeMode::kFast;
-  throw std::move(
-      Error("attribute 'mode' must be \"clip\", \"wrap\" or \"fast\"").op("take").expected("clip, wrap or fast", mode));
+  return TakeMode::kClip;  // the only other value TakeAttrs::validate() lets through
 }
 
 // Position in [0, extent) that index `raw` (entry `i` of the indices) selects.
@@ -59,18 +57,18 @@ int64_t resolve_index(int64_t raw, int64_t extent, TakeMode mode, int64_t i) {
   return raw < 0 ? raw + extent : raw;
 }
 
-void take_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+void take_kernel(const TakeAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
   expect_arity("take", inputs, 2, outputs, 1);
   const NDArray& data = inputs[0];
   const NDArray& indices = inputs[1];
   check(is_int(indices.dtype()), "take: argument 'indices' must hold integers, found ", dtype_name(indices.dtype()));
-  TakeMode mode = parse_take_mode(attrs.get_string("mode"));
+  TakeMode mode = parse_take_mode(attrs.mode);
   // data seen as [outer, extent, inner]; axis=None takes from the flattened data.
   Shape out_shape = indices.shape();
   int64_t outer = 1, extent = data.numel(), inner = 1;
-  if (!attrs.is_none("axis")) {
+  if (attrs.axis) {
     const Shape& shape = data.shape();
-    auto axis = static_cast<size_t>(checked_axis("take", attrs.get_int("axis"), data.ndim()));
+    auto axis = static_cast<size_t>(checked_axis("take", *attrs.axis, data.ndim()));
     out_shape.insert(out_shape.begin(), shape.begin(), shape.begin() + axis);
     out_shape.insert(out_shape.end(), shape.begin() + axis + 1, shape.end());
     outer = num_elements(Shape(shape.begin(), shape.begin() + axis));
@@ -96,8 +94,8 @@ void take_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<
 }  // namespace
 
 void register_transform_slice_kernels(KernelRegistry& registry) {
-  registry.add("strided_slice", strided_slice_kernel);
-  registry.add("take", take_kernel);
+  registry.add<StridedSliceAttrs>("strided_slice", strided_slice_kernel);
+  registry.add<TakeAttrs>("take", take_kernel);
 }
 
 }  // namespace kiln

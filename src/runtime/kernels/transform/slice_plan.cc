@@ -12,16 +12,16 @@ namespace {
 
 std::string list_str(const std::vector<int64_t>& values) { return "[" + join(values) + "]"; }
 
-std::vector<int64_t> slice_axes(const Attrs& attrs, size_t count, int64_t ndim) {
+std::vector<int64_t> slice_axes(const StridedSliceAttrs& attrs, size_t count, int64_t ndim) {
   std::vector<int64_t> axes;
-  if (attrs.is_none("axes")) {
+  if (!attrs.axes) {
     if (static_cast<int64_t>(count) > ndim)
       throw std::move(
           Error("'begin' has more entries than argument 'data' has dims").expected(cat("at most ", ndim), cat(count)));
     for (size_t i = 0; i < count; ++i) axes.push_back(static_cast<int64_t>(i));
     return axes;
   }
-  std::vector<int64_t> given = attrs.get_ints("axes");
+  const std::vector<int64_t>& given = *attrs.axes;
   if (given.size() != count)
     throw std::move(
         Error("'axes' and 'begin' must have one entry per sliced axis").expected(cat(count, " axes"), list_str(given)));
@@ -66,15 +66,12 @@ AxisSlice slice_axis(int64_t begin, int64_t end, int64_t stride, int64_t extent,
 
 }  // namespace
 
-StridedSliceSpec parse_strided_slice(const Attrs& attrs, int64_t ndim) {
+StridedSliceSpec parse_strided_slice(const StridedSliceAttrs& attrs, int64_t ndim) {
   StridedSliceSpec spec;
-  spec.begin = attrs.get_ints("begin");
-  spec.end = attrs.get_ints("end");
-  spec.strides = attrs.is_none("strides") ? std::vector<int64_t>{} : attrs.get_ints("strides");
-  const std::string& mode = attrs.get_string("slice_mode");
-  if (mode != "end" && mode != "size")
-    throw std::move(Error("attribute 'slice_mode' must be \"end\" or \"size\"").expected("end or size", mode));
-  spec.size_mode = mode == "size";
+  spec.begin = attrs.begin;
+  spec.end = attrs.end;
+  spec.strides = attrs.strides.value_or(std::vector<int64_t>{});
+  spec.size_mode = attrs.slice_mode == "size";
   size_t count = spec.begin.size();
   if (spec.end.size() > count)
     throw std::move(Error("'end' has more entries than 'begin'").expected(list_str(spec.begin), list_str(spec.end)));

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "kiln/runtime/attrs.h"
+#include "kiln/attrs/indexing.h"
 #include "kiln/runtime/ndarray.h"
 
 namespace kiln {
@@ -26,9 +26,9 @@ struct AxisSlice {
   int64_t length = 0;
 };
 
-// Parses the normalised attributes for an input of rank `ndim`; throws kiln::Error naming the
-// attribute when they are inconsistent (lengths, zero stride, axis out of range, mode).
-StridedSliceSpec parse_strided_slice(const Attrs& attrs, int64_t ndim);
+// Checks the attributes against an input of rank `ndim`; throws kiln::Error naming the
+// attribute when they are inconsistent (lengths, zero stride, axis out of range).
+StridedSliceSpec parse_strided_slice(const StridedSliceAttrs& attrs, int64_t ndim);
 // One entry per input dim; dims the spec does not mention are read whole.
 std::vector<AxisSlice> plan_strided_slice(const StridedSliceSpec& spec, const Shape& input);
 

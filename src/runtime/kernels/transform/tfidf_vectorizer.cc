@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <map>
 
+#include "kiln/attrs/transform.h"
 #include "kiln/support/strings.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/transform/copy_util.h"
@@ -17,13 +18,12 @@ struct NgramTable {
   std::vector<double> weights;
 };
 
-NgramTable ngram_table(const Attrs& attrs) {
-  std::vector<int64_t> counts = attrs.get_ints("ngram_counts");
-  std::vector<int64_t> pool = attrs.get_ints("pool_int64s");
+NgramTable ngram_table(const TfIdfVectorizerAttrs& attrs) {
+  const std::vector<int64_t>& counts = attrs.ngram_counts;
+  const std::vector<int64_t>& pool = attrs.pool_int64s;
   NgramTable table;
-  table.slots = attrs.get_ints("ngram_indexes");
-  table.weights =
-      attrs.is_none("weights") ? std::vector<double>(table.slots.size(), 1.0) : attrs.get_doubles("weights");
+  table.slots = attrs.ngram_indexes;
+  table.weights = attrs.weights.value_or(std::vector<double>(table.slots.size(), 1.0));
   int64_t k = 0;
   for (size_t i = 0; i < counts.size(); ++i) {
     // Entries [counts[i], counts[i+1]) of the pool are the (i+1)-grams.
@@ -38,13 +38,14 @@ NgramTable ngram_table(const Attrs& attrs) {
   return table;
 }
 
-void tfidf_vectorizer_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+void tfidf_vectorizer_kernel(const TfIdfVectorizerAttrs& attrs, std::span<const NDArray> inputs,
+                             std::span<NDArray> outputs) {
   expect_arity("tfidf_vectorizer", inputs, 1, outputs, 1);
   const NDArray& data = inputs[0];
   NgramTable table = ngram_table(attrs);
-  int64_t min_gram = attrs.get_int("min_gram_length"), max_gram = attrs.get_int("max_gram_length");
-  int64_t max_skip = attrs.get_int("max_skip_count");
-  const std::string& mode = attrs.get_string("mode");
+  const int64_t min_gram = attrs.min_gram_length, max_gram = attrs.max_gram_length;
+  const int64_t max_skip = attrs.max_skip_count;
+  const std::string& mode = attrs.mode;
   int64_t width = *std::max_element(table.slots.begin(), table.slots.end()) + 1;
   int64_t rows = data.ndim() == 2 ? data.shape()[0] : 1;
   int64_t length = data.ndim() == 2 ? data.shape()[1] : data.numel();
@@ -81,7 +82,7 @@ void tfidf_vectorizer_kernel(const Attrs& attrs, std::span<const NDArray> inputs
 }  // namespace
 
 void register_transform_tfidf_vectorizer_kernels(KernelRegistry& registry) {
-  registry.add("tfidf_vectorizer", tfidf_vectorizer_kernel);
+  registry.add<TfIdfVectorizerAttrs>("tfidf_vectorizer", tfidf_vectorizer_kernel);
 }
 
 }  // namespace kiln

@@ -1,4 +1,5 @@
 // Reference kernels: transpose.
+#include "kiln/attrs/transform.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/transform/copy_util.h"
 
@@ -7,18 +8,18 @@ namespace kiln {
 namespace {
 
 // Output dim i is input dim perm[i]; the type relation has checked `axes`.
-std::vector<int64_t> permutation(const Attrs& attrs, int64_t ndim) {
+std::vector<int64_t> permutation(const TransposeAttrs& attrs, int64_t ndim) {
   std::vector<int64_t> perm;
-  if (attrs.is_none("axes")) {
+  if (!attrs.axes) {
     for (int64_t d = ndim - 1; d >= 0; --d) perm.push_back(d);
     return perm;
   }
-  for (int64_t axis : attrs.get_ints("axes")) perm.push_back(wrap_axis(axis, ndim));
+  for (int64_t axis : *attrs.axes) perm.push_back(wrap_axis(axis, ndim));
   check(static_cast<int64_t>(perm.size()) == ndim, "transpose: 'axes' does not match the input rank ", ndim);
   return perm;
 }
 
-void transpose_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+void transpose_kernel(const TransposeAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
   expect_arity("transpose", inputs, 1, outputs, 1);
   const NDArray& data = inputs[0];
   std::vector<int64_t> perm = permutation(attrs, data.ndim());
@@ -36,6 +37,8 @@ void transpose_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::
 
 }  // namespace
 
-void register_transform_transpose_kernels(KernelRegistry& registry) { registry.add("transpose", transpose_kernel); }
+void register_transform_transpose_kernels(KernelRegistry& registry) {
+  registry.add<TransposeAttrs>("transpose", transpose_kernel);
+}
 
 }  // namespace kiln

@@ -4,6 +4,7 @@
 #include <numeric>
 #include <optional>
 
+#include "kiln/attrs/transform.h"
 #include "kiln/support/strings.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/transform/copy_util.h"
@@ -75,11 +76,11 @@ class Slices {
   int64_t count_ = 0, outer_ = 1, inner_ = 1;
 };
 
-void unique_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+void unique_kernel(const UniqueAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
   expect_arity("unique", inputs, 1, outputs, 4);
   const NDArray& data = inputs[0];
   std::optional<int64_t> axis;
-  if (!attrs.is_none("axis")) axis = checked_axis("unique", attrs.get_int("axis"), data.ndim());
+  if (attrs.axis) axis = checked_axis("unique", *attrs.axis, data.ndim());
   Slices slices(data, axis);
   // Stable sort keeps equal slices in order, so each group starts at its first occurrence.
   std::vector<int64_t> order(static_cast<size_t>(slices.count()));
@@ -97,8 +98,7 @@ void unique_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::spa
   // Unsorted: the groups in order of first occurrence.
   std::vector<int64_t> rank(firsts.size());
   std::iota(rank.begin(), rank.end(), 0);
-  if (!attrs.get_bool("sorted"))
-    std::sort(rank.begin(), rank.end(), [&](int64_t a, int64_t b) { return firsts[a] < firsts[b]; });
+  if (!attrs.sorted) std::sort(rank.begin(), rank.end(), [&](int64_t a, int64_t b) { return firsts[a] < firsts[b]; });
   std::vector<int64_t> position(rank.size());
   for (size_t r = 0; r < rank.size(); ++r) position[rank[r]] = static_cast<int64_t>(r);
 
@@ -131,7 +131,7 @@ void unique_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::spa
 
 void register_transform_unique_kernels(KernelRegistry& registry) {
   registry.add("argwhere", argwhere_kernel);
-  registry.add("unique", unique_kernel);
+  registry.add<UniqueAttrs>("unique", unique_kernel);
 }
 
 }  // namespace kiln

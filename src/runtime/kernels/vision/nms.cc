@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "kiln/attrs/vision.h"
 #include "kiln/support/strings.h"
 #include "runtime/kernels/nn/compute_view.h"
 
@@ -50,14 +51,14 @@ std::vector<int64_t> select_boxes(const std::vector<Box>& boxes, const double* s
   return selected;
 }
 
-void nms_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+void nms_kernel(const AllClassNmsAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
   const NDArray& boxes_in = inputs[0];
   const NDArray& scores_in = inputs[1];
   check(inputs[2].numel() == 1 && inputs[3].numel() == 1 && inputs[4].numel() == 1,
         "max_output_boxes_per_class, iou_threshold and score_threshold must hold one value each");
   const int64_t max_boxes = inputs[2].int_at(0);
   const double iou_threshold = inputs[3].at(0), score_threshold = inputs[4].at(0);
-  const bool center_point_box = attrs.get_bool("center_point_box");
+  const bool center_point_box = attrs.center_point_box;
   const int64_t batch = boxes_in.shape()[0], num_boxes = boxes_in.shape()[1], classes = scores_in.shape()[1];
   ConstView<double> b(boxes_in), s(scores_in);
   std::vector<int64_t> rows;
@@ -79,7 +80,7 @@ void nms_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<N
 }  // namespace
 
 void register_vision_nms_kernels(KernelRegistry& registry) {
-  registry.add("vision.all_class_non_max_suppression", nms_kernel);
+  registry.add<AllClassNmsAttrs>("vision.all_class_non_max_suppression", nms_kernel);
 }
 
 }  // namespace kiln

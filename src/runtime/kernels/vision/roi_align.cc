@@ -5,6 +5,7 @@
 // largest of its four weighted corner terms, as ONNX Runtime computes it.
 #include <cmath>
 
+#include "kiln/attrs/vision.h"
 #include "kiln/support/strings.h"
 #include "runtime/kernels/nn/compute_view.h"
 
@@ -89,21 +90,20 @@ void align_roi(const double* image, const double* roi, double* out, const RoiGeo
   }
 }
 
-void roi_align_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+void roi_align_kernel(const RoiAlignAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
   const NDArray& data = inputs[0];
   const NDArray& rois = inputs[1];
-  std::vector<int64_t> pooled = attrs.get_ints("pooled_size");
-  check(!pooled.empty(), "attribute 'pooled_size' is empty");
+  const Pair2D pooled = attrs.pooled();
   const Shape& s = data.shape();
   RoiGeometry g{s[1],
                 s[2],
                 s[3],
-                pooled[0],
-                pooled.size() > 1 ? pooled[1] : pooled[0],
-                attrs.get_int("sample_ratio"),
-                attrs.get_double("spatial_scale"),
-                attrs.get_bool("aligned"),
-                attrs.get_string("mode") == "max"};
+                pooled.h,
+                pooled.w,
+                attrs.sample_ratio,
+                attrs.spatial_scale,
+                attrs.aligned,
+                attrs.mode == "max"};
   ConstView<double> x(data), r(rois);
   OutView<double> y(outputs[0]);
   const int64_t num_rois = rois.shape()[0], image_size = g.channels * g.height * g.width;
@@ -120,6 +120,8 @@ void roi_align_kernel(const Attrs& attrs, std::span<const NDArray> inputs, std::
 
 }  // namespace
 
-void register_vision_roi_align_kernels(KernelRegistry& registry) { registry.add("vision.roi_align", roi_align_kernel); }
+void register_vision_roi_align_kernels(KernelRegistry& registry) {
+  registry.add<RoiAlignAttrs>("vision.roi_align", roi_align_kernel);
+}
 
 }  // namespace kiln

@@ -1,0 +1,77 @@
+#include "kiln/attrs/transform.h"
+
+#include <algorithm>
+
+#include "kiln/attrs/dtype_attr.h"
+#include "kiln/attrs/window.h"
+#include "kiln/runtime/dtype.h"
+#include "kiln/support/strings.h"
+
+namespace kiln {
+
+namespace {
+
+std::string shown(const std::vector<int64_t>& values) { return AttrValue(values).to_string(); }
+
+// Offsets into the pool of `pool_size` tokens where the n-grams of each length start.
+void check_ngram_counts(const std::vector<int64_t>& counts, size_t pool_size) {
+  for (size_t i = 0; i < counts.size(); ++i) {
+    const bool ok =
+        counts[i] >= 0 && counts[i] <= static_cast<int64_t>(pool_size) && (i == 0 || counts[i] >= counts[i - 1]);
+    if (!ok)
+      throw std::move(Error(cat("attribute 'ngram_counts' must hold ascending offsets into a pool of ", pool_size))
+                          .expected(cat("ascending values in [0, ", pool_size, "]"), shown(counts)));
+  }
+}
+
+}  // namespace
+
+void ReshapeAttrs::validate() const {
+  if (allowzero != 0 && allowzero != 1)
+    throw std::move(Error("attribute 'allowzero' must be 0 or 1").expected("0 or 1", cat(allowzero)));
+}
+
+void ExpandDimsAttrs::validate() const {
+  if (num_newaxis < 0)
+    throw std::move(Error("attribute 'num_newaxis' must not be negative").expected(">= 0", cat(num_newaxis)));
+}
+
+void SplitAttrs::validate() const {
+  const AttrValue& spec = indices_or_sections;
+  if (spec.is_int()) {
+    if (spec.as_int() <= 0)
+      throw std::move(Error("attribute 'indices_or_sections' must be a positive number of sections")
+                          .expected("> 0", cat(spec.as_int())));
+    return;
+  }
+  bool int_list = spec.is_list();
+  for (const auto& item : int_list ? spec.as_list() : AttrValue::List{}) int_list &= item.is_int();
+  if (!int_list)
+    throw std::move(Error("attribute 'indices_or_sections' must be a number of sections or a list of split indices")
+                        .expected("an int or a list of ints", spec.to_string()));
+}
+
+void OneHotAttrs::validate() const {
+  if (depth < 0) throw std::move(Error("attribute 'depth' must not be negative").expected(">= 0", cat(depth)));
+  parse_dtype_attr("dtype", dtype);
+}
+
+void TfIdfVectorizerAttrs::validate() const {
+  check_choice("mode", mode, {"TF", "IDF", "TFIDF"});
+  check_at_least("min_gram_length", min_gram_length, 1);
+  if (max_gram_length < min_gram_length)
+    throw std::move(Error("attribute 'max_gram_length' must not be below 'min_gram_length'")
+                        .expected(cat(">= ", min_gram_length), cat(max_gram_length)));
+  check_at_least("max_skip_count", max_skip_count, 0);
+  if (ngram_indexes.empty())
+    throw std::move(Error("attribute 'ngram_indexes' must not be empty").expected("one slot per n-gram", "[]"));
+  if (std::any_of(ngram_indexes.begin(), ngram_indexes.end(), [](int64_t slot) { return slot < 0; }))
+    throw std::move(
+        Error("attribute 'ngram_indexes' must hold output slots >= 0").expected("slots >= 0", shown(ngram_indexes)));
+  check_ngram_counts(ngram_counts, pool_int64s.size());
+  if (weights && weights->size() != ngram_indexes.size())
+    throw std::move(Error(cat("attribute 'weights' needs one weight per n-gram (", ngram_indexes.size(), ")"))
+                        .expected(cat(ngram_indexes.size(), " weights"), cat(weights->size())));
+}
+
+}  // namespace kiln
