@@ -44,12 +44,6 @@ TEST(OnnxConverterRegistry, BuiltinConvertersAreListed) {
 }
 
 // Runs a one-node model built by `build` on `inputs` (names x0, x1, ...).
-std::vector<NDArray> run_model(OnnxModelBuilder& b, const std::vector<NDArray>& inputs) {
-  OnnxModel m = from_onnx_bytes(b.bytes(), {}, "test.onnx");
-  std::vector<Value> args(inputs.begin(), inputs.end());
-  return interpret(bind_params(m.module, m.params), "main", args).flatten();
-}
-
 void expect_matches(const NDArray& actual, const NDArray& expected, double tol = 1e-5) {
   ASSERT_EQ(actual.shape(), expected.shape());
   expect_close(actual, expected.to_doubles(), tol, tol);

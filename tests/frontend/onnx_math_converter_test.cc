@@ -10,12 +10,6 @@
 namespace kiln::testing {
 namespace {
 
-std::vector<NDArray> run_model(OnnxModelBuilder& b, const std::vector<NDArray>& inputs) {
-  OnnxModel m = from_onnx_bytes(b.bytes(), {}, "test.onnx");
-  std::vector<Value> args(inputs.begin(), inputs.end());
-  return interpret(bind_params(m.module, m.params), "main", args).flatten();
-}
-
 TEST(OnnxMathConverters, UnaryFunctionsAndCelu) {
   NDArray x = tensor({4}, {-2.5, -0.5, 0.5, 1.5});
   for (const auto& [op, expected] : std::vector<std::pair<std::string, std::vector<double>>>{

@@ -10,12 +10,6 @@
 namespace kiln::testing {
 namespace {
 
-std::vector<NDArray> run_model(OnnxModelBuilder& b, const std::vector<NDArray>& inputs) {
-  OnnxModel m = from_onnx_bytes(b.bytes(), {}, "test.onnx");
-  std::vector<Value> args(inputs.begin(), inputs.end());
-  return interpret(bind_params(m.module, m.params), "main", args).flatten();
-}
-
 // numpy_reference saves through np.ascontiguousarray, which turns a 0-d result into shape (1);
 // a scalar loss is compared with it as a scalar.
 void expect_matches(const NDArray& actual, const NDArray& expected, double tol = 1e-5) {

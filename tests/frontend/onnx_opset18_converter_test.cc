@@ -12,12 +12,6 @@
 namespace kiln::testing {
 namespace {
 
-std::vector<NDArray> run_model(OnnxModelBuilder& b, const std::vector<NDArray>& inputs) {
-  OnnxModel m = from_onnx_bytes(b.bytes(), {}, "test.onnx");
-  std::vector<Value> args(inputs.begin(), inputs.end());
-  return interpret(bind_params(m.module, m.params), "main", args).flatten();
-}
-
 std::string import_error(OnnxModelBuilder& b) {
   return error_of([&] { from_onnx_bytes(b.bytes(), {}, "test.onnx"); });
 }

@@ -19,12 +19,6 @@ constexpr int kI8 = onnx::TensorProto::INT8;
 constexpr int kI32 = onnx::TensorProto::INT32;
 constexpr int kI64 = onnx::TensorProto::INT64;
 
-std::vector<NDArray> run_model(OnnxModelBuilder& b, const std::vector<NDArray>& inputs) {
-  OnnxModel m = from_onnx_bytes(b.bytes(), {}, "test.onnx");
-  std::vector<Value> args(inputs.begin(), inputs.end());
-  return interpret(bind_params(m.module, m.params), "main", args).flatten();
-}
-
 NDArray u8(Shape shape, const std::vector<double>& v) { return tensor(std::move(shape), v, DType::kUInt8); }
 NDArray i8(Shape shape, const std::vector<double>& v) { return tensor(std::move(shape), v, DType::kInt8); }
 NDArray f32_scalar(double v) { return NDArray::scalar(DType::kFloat32, v); }

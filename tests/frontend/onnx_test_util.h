@@ -12,10 +12,12 @@
 #include <vector>
 
 #include "kiln/frontend/onnx.h"
+#include "kiln/interp/interpreter.h"
 #include "kiln/runtime/ndarray.h"
 #include "kiln/runtime/npy.h"
 #include "kiln/support/error.h"
 #include "op_test_util.h"
+#include "test_util.h"
 
 namespace kiln::testing {
 
@@ -154,18 +156,6 @@ inline ::testing::AssertionResult contains(const std::string& text, const std::s
   return ::testing::AssertionFailure() << "'" << text << "'\n  does not contain\n'" << part << "'";
 }
 
-// The message of the kiln::Error `fn` throws, or "" (and a test failure) when it does not.
-template <class Fn>
-std::string error_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected a kiln::Error";
-  return "";
-}
-
 // A fresh directory under the system temp dir, removed with the object.
 class TempDir {
  public:
@@ -198,6 +188,13 @@ inline NDArray numpy_reference(const TempDir& dir, const std::vector<std::pair<s
   std::string command = "cd '" + dir.path() + "' && /usr/bin/python3 ref.py";
   EXPECT_EQ(std::system(command.c_str()), 0) << script;
   return read_npy(dir.file("out.npy"));
+}
+
+// The model's outputs for `inputs`, imported and run through the interpreter.
+inline std::vector<NDArray> run_model(OnnxModelBuilder& b, const std::vector<NDArray>& inputs) {
+  OnnxModel m = from_onnx_bytes(b.bytes(), {}, "test.onnx");
+  std::vector<Value> args(inputs.begin(), inputs.end());
+  return interpret(bind_params(m.module, m.params), "main", args).flatten();
 }
 
 }  // namespace kiln::testing

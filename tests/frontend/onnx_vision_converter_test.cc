@@ -14,12 +14,6 @@ namespace {
 
 using Ints = std::vector<int64_t>;
 
-std::vector<NDArray> run_model(OnnxModelBuilder& b, const std::vector<NDArray>& inputs) {
-  OnnxModel m = from_onnx_bytes(b.bytes(), {}, "test.onnx");
-  std::vector<Value> args(inputs.begin(), inputs.end());
-  return interpret(bind_params(m.module, m.params), "main", args).flatten();
-}
-
 NDArray wave(Shape shape, double phase) {
   std::vector<double> v(static_cast<size_t>(num_elements(shape)));
   for (size_t i = 0; i < v.size(); ++i) v[i] = std::sin(double(i) * 1.7 + phase);

@@ -11,6 +11,7 @@
 #include "kiln/ir/type_infer.h"
 #include "kiln/support/error.h"
 #include "op_test_util.h"
+#include "test_util.h"
 
 namespace kiln {
 namespace {
@@ -24,15 +25,6 @@ Expr f32_const(Shape shape, const std::vector<double>& values) {
   return make_constant(tensor(std::move(shape), values));
 }
 Expr i32_const(double value) { return make_constant(NDArray::scalar(DType::kInt32, value)); }
-
-std::string error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 

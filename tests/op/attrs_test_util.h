@@ -7,18 +7,9 @@
 
 #include "kiln/attrs/reflect.h"
 #include "op_test_util.h"
+#include "test_util.h"
 
 namespace kiln::testing {
-
-template <class Fn>
-std::string error_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 inline void expect_names_op_and_attr(const std::string& e, const std::string& op, const std::string& attr) {
   EXPECT_EQ(e.find('\n'), std::string::npos) << e;

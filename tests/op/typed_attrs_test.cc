@@ -4,28 +4,13 @@
 #include "kiln/attrs/reflect.h"
 #include "kiln/runtime/kernel_registry.h"
 #include "op_test_util.h"
+#include "op/attrs_test_util.h"
+#include "test_util.h"
 
 namespace kiln::testing {
 namespace {
 
 using Ints = std::vector<int64_t>;
-
-template <class Fn>
-std::string error_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
-// One line, naming the op and the attribute.
-void expect_one_line_error(const std::string& e, const std::string& op, const std::string& attr) {
-  EXPECT_EQ(e.find('\n'), std::string::npos) << e;
-  EXPECT_NE(e.find("op '" + op + "'"), std::string::npos) << e;
-  EXPECT_NE(e.find("'" + attr + "'"), std::string::npos) << e;
-}
 
 TEST(TypedAttrs, RoundTrip) {
   Conv2DAttrs a;
@@ -67,21 +52,21 @@ TEST(TypedAttrs, DefaultsAndCoercion) {
 
 TEST(TypedAttrs, Errors) {
   std::string e = error_of([] { attrs_from<Conv2DAttrs>({{"stride", Ints{1, 1}}}, "nn.conv2d"); });
-  expect_one_line_error(e, "nn.conv2d", "stride");
+  expect_names_op_and_attr(e, "nn.conv2d", "stride");
   EXPECT_NE(e.find("unknown attribute"), std::string::npos) << e;
   e = error_of([] { attrs_from<Conv2DAttrs>({{"groups", "two"}}, "nn.conv2d"); });
-  expect_one_line_error(e, "nn.conv2d", "groups");
+  expect_names_op_and_attr(e, "nn.conv2d", "groups");
   EXPECT_NE(e.find("wrong kind (expected int, found \"two\")"), std::string::npos) << e;
   e = error_of([] { attrs_from<Conv2DAttrs>({{"groups", AttrValue()}}, "nn.conv2d"); });
-  expect_one_line_error(e, "nn.conv2d", "groups");
+  expect_names_op_and_attr(e, "nn.conv2d", "groups");
   e = error_of([] { attrs_from<Pool2DAttrs>({{"strides", Ints{0, 1}}}, "nn.max_pool2d"); });
-  expect_one_line_error(e, "nn.max_pool2d", "strides");
+  expect_names_op_and_attr(e, "nn.max_pool2d", "strides");
   EXPECT_NE(e.find("at least 1"), std::string::npos) << e;
   e = error_of([] { attrs_from<Pool3DAttrs>({{"padding", Ints{1, 1}}}, "nn.max_pool3d"); });
-  expect_one_line_error(e, "nn.max_pool3d", "padding");
+  expect_names_op_and_attr(e, "nn.max_pool3d", "padding");
   EXPECT_NE(e.find("must have 1, 3 or 6 values"), std::string::npos) << e;
   e = error_of([] { attrs_from<Conv2DAttrs>({{"data_layout", "NHWC"}}, "nn.conv2d"); });
-  expect_one_line_error(e, "nn.conv2d", "data_layout");
+  expect_names_op_and_attr(e, "nn.conv2d", "data_layout");
 }
 
 TEST(TypedAttrs, SchemaDerivedFromDeclaration) {
@@ -101,12 +86,12 @@ TEST(TypedAttrs, AdaptersNameOpAndAttribute) {
   register_builtin_ops();
   const OpDef& softmax = OpRegistry::global().get("nn.softmax");
   std::string e = error_of([&] { softmax.relation({f32({2, 3})}, {{"axis", "last"}}); });
-  expect_one_line_error(e, "nn.softmax", "axis");
+  expect_names_op_and_attr(e, "nn.softmax", "axis");
   const KernelFn& kernel = KernelRegistry::global().get("nn.leaky_relu");
   NDArray x = tensor({2}, {-1, 1});
   NDArray y = tensor({2}, {0, 0});
   e = error_of([&] { kernel({{"slope", 0.5}}, std::span<const NDArray>(&x, 1), std::span<NDArray>(&y, 1)); });
-  expect_one_line_error(e, "nn.leaky_relu", "slope");
+  expect_names_op_and_attr(e, "nn.leaky_relu", "slope");
   kernel({{"alpha", 0.5}}, std::span<const NDArray>(&x, 1), std::span<NDArray>(&y, 1));
   expect_close(y, {-0.5, 1});
 }

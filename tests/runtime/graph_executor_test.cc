@@ -16,7 +16,6 @@ namespace kiln {
 namespace {
 
 using runtime_test::compile_library;
-using runtime_test::error_of;
 using runtime_test::TempDir;
 using runtime_test::write_text;
 

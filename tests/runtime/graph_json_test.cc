@@ -10,7 +10,6 @@
 namespace kiln {
 namespace {
 
-using runtime_test::error_of;
 
 // The example of the artifact contract, as TVM writes it.
 const char* kContractExample = R"({"nodes":[{"op":"null","name":"x","inputs":[]},

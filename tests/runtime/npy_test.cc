@@ -12,6 +12,7 @@
 
 #include "kiln/support/error.h"
 #include "kiln/support/strings.h"
+#include "test_util.h"
 
 namespace kiln {
 namespace {
@@ -53,15 +54,6 @@ std::string run_python(const TempDir& dir, const std::string& script) {
   fs::remove(script_path);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "python failed:\n" << out;
   return out;
-}
-
-std::string error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 std::string file_bytes(const std::string& path) {

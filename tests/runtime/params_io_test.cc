@@ -11,7 +11,6 @@
 namespace kiln {
 namespace {
 
-using runtime_test::error_of;
 using runtime_test::TempDir;
 
 NamedArrays sample_params() {

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "kiln/support/error.h"
+#include "test_util.h"
 
 namespace kiln::runtime_test {
 
@@ -34,16 +35,6 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
-
-// The message of the kiln::Error fn throws, or "" when it throws none.
-inline std::string error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 inline void write_text(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
