@@ -5,15 +5,6 @@
 
 namespace kiln {
 
-namespace {
-
-// The range of an integer dtype, as float bounds to compare with and as immediates of the
-// dtype (uint64's maximum is written through its bit pattern, which the C emitter casts back).
-struct IntegerRange {
-  double low = 0, high = 0;
-  int64_t low_bits = 0, high_bits = 0;
-};
-
 IntegerRange integer_range(DType dtype) {
   IntegerRange r;
   dispatch_dtype(dtype, [&](auto zero) {
@@ -26,8 +17,6 @@ IntegerRange integer_range(DType dtype) {
   });
   return r;
 }
-
-}  // namespace
 
 tir::PrimExpr saturating_cast(const tir::PrimExpr& value, DType dtype) {
   const DType from = value.dtype();

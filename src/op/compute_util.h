@@ -31,6 +31,15 @@ std::vector<tir::PrimExpr> index_exprs(const te::Indices& indices);
 // The same indices with the one at `axis` replaced by `value`.
 std::vector<tir::PrimExpr> at_axis(const te::Indices& indices, size_t axis, tir::PrimExpr value);
 
+// The range of an integer dtype, as float bounds to compare with and as immediates of the
+// dtype (uint64's maximum is written through its bit pattern, which the C emitter casts back).
+struct IntegerRange {
+  double low = 0, high = 0;
+  int64_t low_bits = 0, high_bits = 0;
+};
+
+IntegerRange integer_range(DType dtype);
+
 // `value` converted to `dtype` as the reference kernels convert: a float to an integer dtype
 // truncates toward zero, saturates at the dtype's range and maps NaN to 0 (C leaves
 // out-of-range conversions undefined); every other conversion is C's. Callers wanting another

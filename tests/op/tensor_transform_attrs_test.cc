@@ -5,8 +5,8 @@
 #include "kiln/attrs/transform.h"
 #include "kiln/ir/expr.h"
 #include "kiln/runtime/kernel_registry.h"
-#include "op_test_util.h"
 #include "op/attrs_test_util.h"
+#include "op_test_util.h"
 #include "test_util.h"
 
 namespace kiln::testing {
@@ -106,7 +106,7 @@ TEST(TensorTransformAttrs, TfIdfVectorizerValidation) {
     TfIdfVectorizerAttrs bad = good;
     change(bad);
     expect_names_op_and_attr(error_of([&] { attrs_from<TfIdfVectorizerAttrs>(attrs_to(bad), "tfidf_vectorizer"); }),
-                          "tfidf_vectorizer", attr);
+                             "tfidf_vectorizer", attr);
   };
   EXPECT_NO_THROW(attrs_from<TfIdfVectorizerAttrs>(attrs_to(good), "tfidf_vectorizer"));
   error_with([](auto& a) { a.mode = "BM25"; }, "mode");

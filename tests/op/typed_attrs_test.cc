@@ -3,8 +3,8 @@
 #include "kiln/attrs/nn.h"
 #include "kiln/attrs/reflect.h"
 #include "kiln/runtime/kernel_registry.h"
-#include "op_test_util.h"
 #include "op/attrs_test_util.h"
+#include "op_test_util.h"
 #include "test_util.h"
 
 namespace kiln::testing {

@@ -10,7 +10,6 @@
 namespace kiln {
 namespace {
 
-
 // The example of the artifact contract, as TVM writes it.
 const char* kContractExample = R"({"nodes":[{"op":"null","name":"x","inputs":[]},
   {"op":"tvm_op","name":"fused_add_exp","attrs":{"func_name":"fused_add_exp","num_inputs":"1","num_outputs":"1","flatten_data":"0"},"inputs":[[0,0,0]]}],

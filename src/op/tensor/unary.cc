@@ -61,19 +61,12 @@ void add_map_compute(OpRegistry& registry, const std::string& name, ElementFn fn
   set_compute(registry.get_mutable(name), elementwise_compute(std::move(fn)), std::move(limit));
 }
 
-// The range of an integer dtype other than uint64.
-std::pair<int64_t, int64_t> integer_range(DType dtype) {
-  const int bits = 8 * static_cast<int>(dtype_bytes(dtype));
-  if (is_unsigned_int(dtype)) return {0, static_cast<int64_t>((uint64_t{1} << bits) - 1)};
-  const int64_t highest = static_cast<int64_t>((uint64_t{1} << (bits - 1)) - 1);
-  return {-highest - 1, highest};
-}
-
-// x rounded toward zero into the dtype's range (as the reference kernels' saturating_trunc).
+// x rounded toward zero into the range of an integer dtype other than uint64 (as the
+// reference kernels' saturating_trunc).
 int64_t saturate(double x, DType dtype) {
-  const auto [lowest, highest] = integer_range(dtype);
-  if (x <= static_cast<double>(lowest)) return lowest;
-  if (x >= static_cast<double>(highest)) return highest;
+  const IntegerRange r = integer_range(dtype);
+  if (x <= r.low) return r.low_bits;
+  if (x >= r.high) return r.high_bits;
   return static_cast<int64_t>(x);
 }
 
@@ -104,17 +97,8 @@ tir::PrimExpr clip_element(tir::PrimExpr v, const ClipAttrs& attrs) {
   return tir::select(tir::gt(low_clipped, hi), hi, low_clipped);
 }
 
-// Float to integer truncates toward zero, saturates, and maps NaN to 0; everything else is
-// C's conversion (integers wrap, "!= 0" for bool).
 tir::PrimExpr cast_element(tir::PrimExpr v, const ComputeInput& call) {
-  const DType to = expect_tensor(call.out_type, "result").dtype;
-  if (!is_float(v.dtype()) || is_float(to) || to == DType::kBool) return tir::cast(to, v);
-  const auto [lowest, highest] = integer_range(to);
-  const tir::PrimExpr low = tir::make_const(v.dtype(), static_cast<double>(lowest));
-  const tir::PrimExpr high = tir::make_const(v.dtype(), static_cast<double>(highest));
-  return tir::select(tir::ne(v, v), tir::int_imm(0, to),
-                     tir::select(tir::le(v, low), tir::int_imm(lowest, to),
-                                 tir::select(tir::ge(v, high), tir::int_imm(highest, to), tir::cast(to, v))));
+  return saturating_cast(v, expect_tensor(call.out_type, "result").dtype);
 }
 
 tir::PrimExpr abs_element(tir::PrimExpr v, const ComputeInput&) {

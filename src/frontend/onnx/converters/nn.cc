@@ -258,12 +258,16 @@ ConvertResult convert_max_unpool(ConvertContext& c) {
   std::vector<int64_t> pooled_shape{data_shape[0], data_shape[1]};
   for (size_t i = 0; i < k; ++i)
     pooled_shape.push_back((data_shape[i + 2] - 1) * strides[i] + kernel[i] - pads[i] - pads[i + k]);
-  Attrs attrs{{"output_shape", pooled_shape}};
+  MaxUnpoolAttrs attrs;
+  attrs.output_shape = pooled_shape;
   if (c.has_input(2)) {
     std::vector<int64_t> output_shape = c.require_ints_input(2, "output_shape");
     check(output_shape.size() == pooled_shape.size(), "input 'output_shape' ", shape_str(output_shape),
           " must have one extent per axis of the input ", shape_str(data_shape));
-    if (output_shape != pooled_shape) attrs = Attrs{{"output_shape", output_shape}, {"index_shape", pooled_shape}};
+    if (output_shape != pooled_shape) {
+      attrs.output_shape = output_shape;
+      attrs.index_shape = pooled_shape;
+    }
   }
   return call_op("nn.max_unpool", {c.input(0), c.input(1)}, attrs);
 }
