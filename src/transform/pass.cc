@@ -103,6 +103,10 @@ void register_builtin_passes() {
     r.add(simple_pass({"SimplifyInference", 0, {"InferType"}, true}, simplify_inference_pass));
     r.add(simple_pass({"FoldConstant", 1, {"InferType"}, true}, fold_constant_pass));
     r.add({{"FuseOps", 0, {"InferType"}, true}, fuse_ops_in_context});
+    r.add(simple_pass({"FoldScaleAxis", 3, {"InferType"}, true}, fold_scale_axis_pass));
+    r.add(simple_pass({"DeadCodeElimination", 1, {}, false}, dead_code_elimination_pass));
+    r.add(simple_pass({"EliminateCommonSubexpr", 2, {}, false}, eliminate_common_subexpr_pass));
+    r.add(simple_pass({"SimplifyExpr", 2, {"InferType"}, true}, simplify_expr_pass));
     return true;
   }();
   (void)done;

@@ -103,10 +103,18 @@ IRModule infer_type_pass(const IRModule& mod);
 IRModule remove_unused_functions_pass(const IRModule& mod);
 IRModule inline_pass(const IRModule& mod);
 IRModule simplify_inference_pass(const IRModule& mod);
+IRModule simplify_expr_pass(const IRModule& mod);
 IRModule fold_constant_pass(const IRModule& mod);
+IRModule dead_code_elimination_pass(const IRModule& mod);
+IRModule eliminate_common_subexpr_pass(const IRModule& mod);
 // Groups ops into Primitive=1 functions (Relay's FuseOps). fuse=false puts every op in a
 // function of its own (Relay's fuse_opt_level=0). As a registered pass it fuses from opt
 // level 1, or as its option "fuse" says.
 IRModule fuse_ops_pass(const IRModule& mod, bool fuse = true);
+// Relay's FoldScaleAxis: per-channel constant multiplies move into conv2d / dense weights
+// (backward, then forward), then FoldConstant evaluates the new weights.
+IRModule fold_scale_axis_pass(const IRModule& mod);
+IRModule backward_fold_scale_axis_pass(const IRModule& mod);  // without FoldConstant
+IRModule forward_fold_scale_axis_pass(const IRModule& mod);   // without FoldConstant
 
 }  // namespace kiln
