@@ -17,8 +17,19 @@ namespace kiln {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kBuildPipeline = {"InferType",         "Inline",       "RemoveUnusedFunctions",
-                                                 "SimplifyInference", "FoldConstant", "FuseOps"};
+// Relay's order: inference-only ops go first, so that what they leave (multiplies by constant
+// per-channel scales, duplicated shape arithmetic) can be merged, folded into weights and
+// simplified before fusion.
+const std::vector<std::string> kBuildPipeline = {"InferType",
+                                                 "Inline",
+                                                 "RemoveUnusedFunctions",
+                                                 "SimplifyInference",
+                                                 "DeadCodeElimination",
+                                                 "EliminateCommonSubexpr",
+                                                 "FoldConstant",
+                                                 "FoldScaleAxis",
+                                                 "SimplifyExpr",
+                                                 "FuseOps"};
 
 IRModule optimize(const IRModule& mod, const PassContext& ctx) {
   check(ctx.opt_level >= 0 && ctx.opt_level <= 3, "opt level must be 0 to 3, found ", ctx.opt_level);
