@@ -4,6 +4,7 @@
 
 #include <cctype>
 
+#include "ir/seed_texts.h"
 #include "ir/text_test_util.h"
 #include "kiln/ir/op.h"
 #include "kiln/ir/parser.h"
@@ -22,11 +23,6 @@ struct Seed {
   bool typed;                      // carries /* ty=... */ comments: run InferType before printing
   std::vector<std::string> needs;  // ops outside the planned built-in set
 };
-
-// Metadata as the printer writes it. Weight (2, 1, 3, 3) = arange(18) * 0.25 - 2, scale (2, 1, 1) = [0.5, -1.5].
-const std::string kWeight =
-    R"({"dtype":"float32","shape":[2,1,3,3],"data":"AAAAwAAA4L8AAMC/AACgvwAAgL8AAEC/AAAAvwAAgL4AAAAAAACAPgAAAD8AAEA/AACAPwAAoD8AAMA/AADgPwAAAEAAABBA"})";
-const std::string kScale = R"({"dtype":"float32","shape":[2,1,1],"data":"AAAAPwAAwL8="})";
 
 std::vector<Seed> seeds() {
   return {
@@ -106,33 +102,10 @@ std::vector<Seed> seeds() {
        "float32] { add(%p0, %p0) /* ty=Tensor[(20), float32] */ }; %4(%3) /* ty=Tensor[(20), float32] */ }",
        true,
        {}},
-      {"fold_scale_axis_before",
-       "fn (%x: Tensor[(1, 1, 10, 10), float32]) -> Tensor[(1, 2, 10, 10), float32] { %0 = nn.conv2d(%x, "
-       "meta[relay.Constant][0] /* ty=Tensor[(2, 1, 3, 3), float32] */, padding=[1, 1, 1, 1], channels=2, "
-       "kernel_size=[3, 3]) /* ty=Tensor[(1, 2, 10, 10), float32] */; multiply(%0, meta[relay.Constant][1] /* "
-       "ty=Tensor[(2, 1, 1), float32] */) /* ty=Tensor[(1, 2, 10, 10), float32] */ }\n\n"
-       "#[metadata]\n{\"relay.Constant\": [\n" +
-           kWeight + ",\n" + kScale + "\n]}",
-       true,
-       {}},
-      // TVM numbered these constants by creation; kiln numbers them by first appearance.
-      {"fold_scale_axis_backward",
-       "fn (%x: Tensor[(1, 1, 10, 10), float32]) -> Tensor[(1, 2, 10, 10), float32] { %0 = "
-       "squeeze(meta[relay.Constant][0] /* ty=Tensor[(2, 1, 1), float32] */, axis=[1, 2]) /* ty=Tensor[(2), float32] "
-       "*/; %1 = expand_dims(%0, axis=1, num_newaxis=3) /* ty=Tensor[(2, 1, 1, 1), float32] */; %2 = "
-       "multiply(meta[relay.Constant][1] /* ty=Tensor[(2, 1, 3, 3), float32] */, %1) /* ty=Tensor[(2, 1, 3, 3), "
-       "float32] */; nn.conv2d(%x, %2, padding=[1, 1, 1, 1], channels=2, kernel_size=[3, 3]) /* ty=Tensor[(1, 2, 10, "
-       "10), float32] */ }\n\n"
-       "#[metadata]\n{\"relay.Constant\": [\n" +
-           kScale + ",\n" + kWeight + "\n]}",
-       true,
-       {}},
+      {"fold_scale_axis_before", testing::seed_texts::fold_scale_axis_before(), true, {}},
+      {"fold_scale_axis_backward", testing::seed_texts::fold_scale_axis_backward(), true, {}},
       {"fold_scale_axis_folded",
-       "fn (%x: Tensor[(1, 1, 10, 10), float32]) -> Tensor[(1, 2, 10, 10), float32] { nn.conv2d(%x, "
-       "meta[relay.Constant][0] /* ty=Tensor[(2, 1, 3, 3), float32] */, padding=[1, 1, 1, 1], channels=2, "
-       "kernel_size=[3, 3]) /* ty=Tensor[(1, 2, 10, 10), float32] */ }\n\n"
-       "#[metadata]\n{\"relay.Constant\": [\n" +
-           kWeight + "\n]}",
+       testing::seed_texts::fold_scale_axis_folded(testing::seed_texts::kFoldScaleAxisWeight),
        true,
        {}},
       {"combine_parallel_dense_before",

@@ -14,8 +14,7 @@ namespace kiln {
 namespace {
 
 void expect_dce(const std::string& before, const std::string& after) {
-  IRModule got = testing::run_pass("DeadCodeElimination", before);
-  EXPECT_EQ(testing::squash(print_module(got)), testing::squash(print_module(parse_module(after))));
+  testing::expect_pass_prints("DeadCodeElimination", before, after);
 }
 
 void expect_unchanged(const std::string& text) { expect_dce(text, text); }

@@ -15,8 +15,7 @@ namespace kiln {
 namespace {
 
 void expect_cse(const std::string& before, const std::string& after) {
-  IRModule got = testing::run_pass("EliminateCommonSubexpr", before);
-  EXPECT_EQ(testing::squash(print_module(got)), testing::squash(print_module(parse_module(after))));
+  testing::expect_pass_prints("EliminateCommonSubexpr", before, after);
 }
 
 void expect_unchanged(const std::string& text) { expect_cse(text, text); }

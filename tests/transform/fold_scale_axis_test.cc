@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 
+#include "ir/seed_texts.h"
 #include "kiln/attrs/nn.h"
 #include "kiln/attrs/transform.h"
 #include "kiln/interp/interpreter.h"
@@ -16,38 +17,13 @@
 namespace kiln::testing {
 namespace {
 
-// The seed texts of tests/ir/seed_roundtrip_test.cc (TVM's printed Relay). Weight (2, 1, 3,
-// 3) = arange(18) * 0.25 - 2, scale (2, 1, 1) = [0.5, -1.5].
-const std::string kWeight =
-    R"({"dtype":"float32","shape":[2,1,3,3],"data":"AAAAwAAA4L8AAMC/AACgvwAAgL8AAEC/AAAAvwAAgL4AAAAAAACAPgAAAD8AAEA/AACAPwAAoD8AAMA/AADgPwAAAEAAABBA"})";
-const std::string kScale = R"({"dtype":"float32","shape":[2,1,1],"data":"AAAAPwAAwL8="})";
-// The weight times the scale per output channel (checked value by value below): the seed's
-// folded text prints only the IR, so its metadata repeats the unscaled weight.
+// The seed's example (tests/ir/seed_texts.h); the folded weight is the weight times the scale
+// per output channel, checked value by value below.
 const std::string kScaledWeight =
     R"({"dtype":"float32","shape":[2,1,3,3],"data":"AACAvwAAYL8AAEC/AAAgvwAAAL8AAMC+AACAvgAAAL4AAAAAAADAvgAAQL8AAJC/AADAvwAA8L8AABDAAAAowAAAQMAAAFjA"})";
-
-const std::string kBefore =
-    "fn (%x: Tensor[(1, 1, 10, 10), float32]) -> Tensor[(1, 2, 10, 10), float32] { %0 = nn.conv2d(%x, "
-    "meta[relay.Constant][0] /* ty=Tensor[(2, 1, 3, 3), float32] */, padding=[1, 1, 1, 1], channels=2, "
-    "kernel_size=[3, 3]) /* ty=Tensor[(1, 2, 10, 10), float32] */; multiply(%0, meta[relay.Constant][1] /* "
-    "ty=Tensor[(2, 1, 1), float32] */) /* ty=Tensor[(1, 2, 10, 10), float32] */ }\n\n"
-    "#[metadata]\n{\"relay.Constant\": [\n" +
-    kWeight + ",\n" + kScale + "\n]}";
-const std::string kBackward =
-    "fn (%x: Tensor[(1, 1, 10, 10), float32]) -> Tensor[(1, 2, 10, 10), float32] { %0 = "
-    "squeeze(meta[relay.Constant][0] /* ty=Tensor[(2, 1, 1), float32] */, axis=[1, 2]) /* ty=Tensor[(2), float32] "
-    "*/; %1 = expand_dims(%0, axis=1, num_newaxis=3) /* ty=Tensor[(2, 1, 1, 1), float32] */; %2 = "
-    "multiply(meta[relay.Constant][1] /* ty=Tensor[(2, 1, 3, 3), float32] */, %1) /* ty=Tensor[(2, 1, 3, 3), "
-    "float32] */; nn.conv2d(%x, %2, padding=[1, 1, 1, 1], channels=2, kernel_size=[3, 3]) /* ty=Tensor[(1, 2, 10, "
-    "10), float32] */ }\n\n"
-    "#[metadata]\n{\"relay.Constant\": [\n" +
-    kScale + ",\n" + kWeight + "\n]}";
-const std::string kFolded =
-    "fn (%x: Tensor[(1, 1, 10, 10), float32]) -> Tensor[(1, 2, 10, 10), float32] { nn.conv2d(%x, "
-    "meta[relay.Constant][0] /* ty=Tensor[(2, 1, 3, 3), float32] */, padding=[1, 1, 1, 1], channels=2, "
-    "kernel_size=[3, 3]) /* ty=Tensor[(1, 2, 10, 10), float32] */ }\n\n"
-    "#[metadata]\n{\"relay.Constant\": [\n" +
-    kScaledWeight + "\n]}";
+const std::string kBefore = seed_texts::fold_scale_axis_before();
+const std::string kBackward = seed_texts::fold_scale_axis_backward();
+const std::string kFolded = seed_texts::fold_scale_axis_folded(kScaledWeight);
 
 void expect_same(const IRModule& got, const IRModule& want) {
   EXPECT_TRUE(structural_equal(got, want)) << "got:\n" << print_module(got) << "\nwant:\n" << print_module(want);

@@ -126,21 +126,18 @@ void make_checkable(onnx::ModelProto& model, const std::set<std::string>& newer)
 
 }  // namespace
 
-bool newer_than_checker(const onnx::ModelProto& model) {
-  return model.ir_version() > onnx::IR_VERSION || !domains_newer_than_checker(model).empty();
-}
-
 void run_onnx_checker(const onnx::ModelProto& model) {
   const auto& inits = model.graph().initializer();
   bool external = std::any_of(inits.begin(), inits.end(), is_external);
   bool sorted = nodes_sorted(model.graph());
-  bool newer = newer_than_checker(model);
+  const std::set<std::string> newer_domains = domains_newer_than_checker(model);
+  bool newer = model.ir_version() > onnx::IR_VERSION || !newer_domains.empty();
   if (!external && sorted && !newer) return check_model_on_one_line(model);
   // The checker insists on ONNX's node order, which kiln does not need (the importer
   // orders nodes itself); it checks a sorted copy, so everything else is still checked.
   onnx::ModelProto copy = external ? without_external_data(model) : model;
   if (!sorted) sort_nodes(*copy.mutable_graph());
-  if (newer) make_checkable(copy, domains_newer_than_checker(model));
+  if (newer) make_checkable(copy, newer_domains);
   check_model_on_one_line(copy);
 }
 

@@ -17,11 +17,8 @@ onnx::ModelProto parse_model_proto(std::string_view bytes);
 
 // Runs onnx::checker::check_model; its complaint becomes one line of a kiln::Error. A model
 // newer than the linked checker (onnx 1.12: IR version 8, opset 17) is checked without
-// the operator schemas of its newer domains (see newer_than_checker).
+// the operator schemas of its newer domains.
 void run_onnx_checker(const onnx::ModelProto& model);
-
-// Whether the model's IR version or one of its opsets is above what the linked checker knows.
-bool newer_than_checker(const onnx::ModelProto& model);
 
 // Label of a node for messages: its name, or "#<index> (<op_type> -> <first output>)".
 std::string node_label(const onnx::NodeProto& node, int index);

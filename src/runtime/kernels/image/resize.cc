@@ -198,58 +198,35 @@ AxisTaps<C> axis_taps(const ResizeAxis& a, int64_t stride, const ResizeParams& p
   return t;
 }
 
+// kTaps taps on both axes, known at compile time so the inner loops unroll; 0 reads each
+// axis's count at run time (antialiasing makes them differ between the axes).
 template <class C, int kTaps>
 void resize(const C* x, C* y, const Axes4D& in_stride, const Axes4D& out_extent, const Axes4D& out_stride,
             const AxisTaps<C>& rows, const AxisTaps<C>& cols, C extrapolation) {
+  const int row_taps = kTaps ? kTaps : rows.taps, col_taps = kTaps ? kTaps : cols.taps;
   for (int64_t n = 0; n < out_extent.n; ++n) {
     for (int64_t c = 0; c < out_extent.c; ++c) {
       const C* plane = x + n * in_stride.n + c * in_stride.c;
       C* out_plane = y + n * out_stride.n + c * out_stride.c;
       for (int64_t oh = 0; oh < out_extent.h; ++oh) {
         C* out_row = out_plane + oh * out_stride.h;
-        const int64_t* row_offset = &rows.offset[oh * kTaps];
-        const C* row_weight = &rows.weight[oh * kTaps];
+        const int64_t* row_offset = &rows.offset[oh * row_taps];
+        const C* row_weight = &rows.weight[oh * row_taps];
         for (int64_t ow = 0; ow < out_extent.w; ++ow) {
           if (rows.outside[oh] || cols.outside[ow]) {
             out_row[ow * out_stride.w] = extrapolation;
             continue;
           }
-          const int64_t* col_offset = &cols.offset[ow * kTaps];
-          const C* col_weight = &cols.weight[ow * kTaps];
+          const int64_t* col_offset = &cols.offset[ow * col_taps];
+          const C* col_weight = &cols.weight[ow * col_taps];
           C sum = C(0);
-          for (int i = 0; i < kTaps; ++i) {
+          for (int i = 0; i < row_taps; ++i) {
             const C* row = plane + row_offset[i];
             C row_sum = C(0);
-            for (int j = 0; j < kTaps; ++j) row_sum += col_weight[j] * row[col_offset[j]];
+            for (int j = 0; j < col_taps; ++j) row_sum += col_weight[j] * row[col_offset[j]];
             sum += row_weight[i] * row_sum;
           }
           out_row[ow * out_stride.w] = sum;
-        }
-      }
-    }
-  }
-}
-
-// Any number of taps per axis (antialiasing makes them differ between the axes).
-template <class C>
-void resize_any(const C* x, C* y, const Axes4D& in_stride, const Axes4D& out_extent, const Axes4D& out_stride,
-                const AxisTaps<C>& rows, const AxisTaps<C>& cols, C extrapolation) {
-  for (int64_t n = 0; n < out_extent.n; ++n) {
-    for (int64_t c = 0; c < out_extent.c; ++c) {
-      const C* plane = x + n * in_stride.n + c * in_stride.c;
-      C* out_plane = y + n * out_stride.n + c * out_stride.c;
-      for (int64_t oh = 0; oh < out_extent.h; ++oh) {
-        C* out_row = out_plane + oh * out_stride.h;
-        for (int64_t ow = 0; ow < out_extent.w; ++ow) {
-          C sum = C(0);
-          for (int i = 0; i < rows.taps; ++i) {
-            const C* row = plane + rows.offset[oh * rows.taps + i];
-            C row_sum = C(0);
-            for (int j = 0; j < cols.taps; ++j)
-              row_sum += cols.weight[ow * cols.taps + j] * row[cols.offset[ow * cols.taps + j]];
-            sum += rows.weight[oh * rows.taps + i] * row_sum;
-          }
-          out_row[ow * out_stride.w] = rows.outside[oh] || cols.outside[ow] ? extrapolation : sum;
         }
       }
     }
@@ -290,7 +267,7 @@ void resize2d_kernel(const Resize2DAttrs& attrs, std::span<const NDArray> inputs
     AxisTaps<C> rows = axis_taps<C>(axis_h, in_stride.h, p), cols = axis_taps<C>(axis_w, in_stride.w, p);
     const C extrapolation = static_cast<C>(attrs.extrapolation_value);
     if (rows.taps != p.taps || cols.taps != p.taps) {
-      resize_any<C>(x.data(), y.data(), in_stride, out_extent, out_stride, rows, cols, extrapolation);
+      resize<C, 0>(x.data(), y.data(), in_stride, out_extent, out_stride, rows, cols, extrapolation);
       y.commit();
       return;
     }

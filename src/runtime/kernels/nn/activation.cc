@@ -12,15 +12,8 @@ namespace {
 
 using kernels::Compute;
 using kernels::load;
+using kernels::map_elements;
 using kernels::store;
-
-template <class T, class Fn>
-void map_elements(const NDArray& in, NDArray& out, Fn fn) {
-  const T* x = in.data<T>();
-  T* y = out.data<T>();
-  const int64_t n = in.numel();
-  for (int64_t i = 0; i < n; ++i) y[i] = store<T>(fn(load(x[i])));
-}
 
 void relu_kernel(const Attrs&, std::span<const NDArray> in, std::span<NDArray> out) {
   dispatch_dtype(in[0].dtype(), [&](auto tag) {

@@ -9,24 +9,6 @@
 namespace kiln {
 namespace {
 
-using kernels::Compute;
-using kernels::load;
-using kernels::store;
-
-template <class Fn>
-void map_float(const NDArray& in, NDArray& out, const char* op, Fn fn) {
-  dispatch_dtype(in.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    if constexpr (kernels::kIsFloatStorage<T>) {
-      const T* x = in.data<T>();
-      T* y = out.data<T>();
-      for (int64_t i = 0; i < in.numel(); ++i) y[i] = store<T>(fn(load(x[i])));
-    } else {
-      throw Error(cat("dtype ", dtype_name(in.dtype()), " is not supported; a float dtype is required")).op(op);
-    }
-  });
-}
-
 // max(x, 0) + log(1 + exp(-|x|)): exp never overflows (the te compute uses the same form).
 template <class C>
 C softplus(C v) {
@@ -41,12 +23,12 @@ C gelu(C v, bool tanh_form) {
 }
 
 void mish_kernel(const Attrs&, std::span<const NDArray> in, std::span<NDArray> out) {
-  map_float(in[0], out[0], "nn.mish", [](auto v) { return v * std::tanh(softplus(v)); });
+  kernels::map_float_elements(in[0], out[0], "nn.mish", [](auto v) { return v * std::tanh(softplus(v)); });
 }
 
 void gelu_kernel(const GeluAttrs& attrs, std::span<const NDArray> in, std::span<NDArray> out) {
   const bool tanh_form = attrs.tanh();
-  map_float(in[0], out[0], "nn.gelu", [tanh_form](auto v) { return gelu(v, tanh_form); });
+  kernels::map_float_elements(in[0], out[0], "nn.gelu", [tanh_form](auto v) { return gelu(v, tanh_form); });
 }
 
 }  // namespace

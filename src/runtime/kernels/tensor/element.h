@@ -11,6 +11,9 @@
 #include <type_traits>
 
 #include "kiln/runtime/dtype.h"
+#include "kiln/runtime/ndarray.h"
+#include "kiln/support/error.h"
+#include "kiln/support/strings.h"
 
 namespace kiln::kernels {
 
@@ -100,6 +103,28 @@ inline To convert_element(From v) {
     return saturating_trunc<C>(x);
   else
     return store<To>(static_cast<C>(x));
+}
+
+// out[i] = fn(in[i]) for storage type T, computing in Compute<T>.
+template <class T, class Fn>
+void map_elements(const NDArray& in, NDArray& out, Fn fn) {
+  const T* x = in.data<T>();
+  T* y = out.data<T>();
+  const int64_t n = in.numel();
+  for (int64_t i = 0; i < n; ++i) y[i] = store<T>(fn(load(x[i])));
+}
+
+// The same for float dtypes only (fn gets float or double); any other dtype is an error
+// naming `op`.
+template <class Fn>
+void map_float_elements(const NDArray& in, NDArray& out, const std::string& op, Fn fn) {
+  dispatch_dtype(in.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (kIsFloatStorage<T>)
+      map_elements<T>(in, out, fn);
+    else
+      throw Error(cat("dtype ", dtype_name(in.dtype()), " is not supported; a float dtype is required")).op(op);
+  });
 }
 
 }  // namespace kiln::kernels

@@ -17,27 +17,13 @@ namespace kiln {
 namespace {
 
 using kernels::load;
-using kernels::store;
-
-template <class T, class Fn>
-void map_elements(const NDArray& in, NDArray& out, Fn fn) {
-  const T* x = in.data<T>();
-  T* y = out.data<T>();
-  const int64_t n = in.numel();
-  for (int64_t i = 0; i < n; ++i) y[i] = store<T>(fn(load(x[i])));
-}
+using kernels::map_elements;
 
 // A kernel for float dtypes only; fn is called with float or double.
 template <class Fn>
 KernelFn float_kernel(std::string name, Fn fn) {
   return [name, fn](const Attrs&, std::span<const NDArray> in, std::span<NDArray> out) {
-    dispatch_dtype(in[0].dtype(), [&](auto tag) {
-      using T = decltype(tag);
-      if constexpr (kernels::kIsFloatStorage<T>)
-        map_elements<T>(in[0], out[0], fn);
-      else
-        throw Error(cat("dtype ", dtype_name(in[0].dtype()), " is not supported; a float dtype is required")).op(name);
-    });
+    kernels::map_float_elements(in[0], out[0], name, fn);
   };
 }
 
