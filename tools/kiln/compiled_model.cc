@@ -25,7 +25,7 @@ PassContext pass_context(const Args& args) {
   return ctx;
 }
 
-BuiltModel build_model(const LoadedModel& model, const Args& args) {
+BuiltModel build_model(const LoadedModel& model, const Args& args, const std::shared_ptr<PassInstrument>& stats) {
   try {
     BuildOptions options;
     std::string target = args.get("--target", "c");
@@ -33,6 +33,7 @@ BuiltModel build_model(const LoadedModel& model, const Args& args) {
     options.passes = pass_context(args);
     auto timings = std::make_shared<PassTimings>();
     if (args.has("--verbose")) options.passes.instruments.push_back(timings);
+    if (stats) options.passes.instruments.push_back(stats);
     BuiltModel built = build(model.module, {}, model.input_names, model.output_names, options);
     for (const auto& [pass, seconds] : timings->timings())
       std::cerr << "kiln: note: pass " << pass << " took " << seconds * 1e3 << " ms\n";

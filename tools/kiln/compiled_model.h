@@ -15,7 +15,9 @@ namespace kiln::cli {
 // The pass context of the command's -O (default 3) and --disable-pass flags.
 PassContext pass_context(const Args& args);
 // build() with the command's pass context and --target (only "c").
-BuiltModel build_model(const LoadedModel& model, const Args& args);
+// `stats`, when given, watches every pass (kiln compile --stats).
+BuiltModel build_model(const LoadedModel& model, const Args& args,
+                       const std::shared_ptr<PassInstrument>& stats = nullptr);
 // Builds into a private temporary folder, loads it and removes the folder.
 std::shared_ptr<const Artifact> compile_and_load(const LoadedModel& model, const Args& args);
 bool is_artifact_dir(const std::string& path);

@@ -31,10 +31,10 @@ const std::vector<Command>& commands() {
        "[--bind NAME=VALUE]... [--no-check]"},
       {"compile",
        {"-o", "--target", "-O", "--shape", "--bind", "--disable-pass"},
-       {"--no-check", "--verbose"},
+       {"--no-check", "--verbose", "--stats"},
        kiln::cli::cmd_compile,
        "kiln compile MODEL -o OUT.kiln [--target c] [-O 0..3] [--disable-pass NAME]... [--shape NAME=D0,D1,...] "
-       "[--bind NAME=VALUE]... [--no-check] [--verbose]"},
+       "[--bind NAME=VALUE]... [--no-check] [--verbose] [--stats]"},
       {"run",
        {"--engine", "--inputs", "--outputs", "--random-inputs", "--shape", "--bind", "--threads", "-O", "--target",
         "--disable-pass"},
