@@ -19,7 +19,8 @@ namespace fs = std::filesystem;
 
 // Relay's order: inference-only ops go first, so that what they leave (multiplies by constant
 // per-channel scales, duplicated shape arithmetic) can be merged, folded into weights and
-// simplified before fusion.
+// simplified before fusion. PrecomputePrune comes last before fusion, as in NNVM's build: what
+// the passes before it made of the parameters is computed once, at build time.
 const std::vector<std::string> kBuildPipeline = {"InferType",
                                                  "Inline",
                                                  "RemoveUnusedFunctions",
@@ -29,6 +30,7 @@ const std::vector<std::string> kBuildPipeline = {"InferType",
                                                  "FoldConstant",
                                                  "FoldScaleAxis",
                                                  "SimplifyExpr",
+                                                 "PrecomputePrune",
                                                  "FuseOps"};
 
 IRModule optimize(const IRModule& mod, const PassContext& ctx) {
@@ -39,7 +41,9 @@ IRModule optimize(const IRModule& mod, const PassContext& ctx) {
 
 BuiltModel build(const IRModule& mod, const NamedArrays& params, const std::vector<std::string>& input_names,
                  const std::vector<std::string>& output_names, const BuildOptions& options) {
-  IRModule fused = optimize(mod, options.passes);
+  PassContext ctx = options.passes;
+  ctx.params = params;
+  IRModule fused = optimize(mod, ctx);
   backend::GraphCodegenResult graph =
       backend::generate_graph(*fused.lookup("main"), params, input_names, output_names, options.target);
   backend::plan_memory(graph.plan);

@@ -6,6 +6,8 @@
 //   %0 = cast(meta_w_fp16, dtype="float32"); nn.conv2d(%x, %0)  ->  nn.conv2d(%x, meta_w_fp32)
 // Random ops are never folded (each run draws anew), nor results much larger than the
 // constants they come from (broadcasting a scalar would store the broadcast tensor).
+#include "transform/fold_constant.h"
+
 #include <algorithm>
 
 #include "kiln/interp/interpreter.h"
@@ -56,6 +58,9 @@ Expr constant_of(const Value& v) {
 }
 
 class ConstantFolder : public ExprRewriter {
+ public:
+  explicit ConstantFolder(int64_t free_growth) : free_growth_(free_growth) {}
+
  protected:
   Expr post(const Expr& original, const Expr& rebuilt) override {
     if (const auto* item = as<TupleGetItemNode>(rebuilt)) {
@@ -71,17 +76,23 @@ class ConstantFolder : public ExprRewriter {
     int64_t inputs = 0;
     for (const Expr& a : call->args) inputs += constant_elements(a);
     int64_t outputs = result_elements(original->checked_type());
-    if (outputs < 0 || outputs > std::max(inputs, kFreeGrowth)) return rebuilt;
+    if (outputs < 0 || outputs > std::max(inputs, free_growth_)) return rebuilt;
     return constant_of(interpret_expr(rebuilt));
   }
+
+ private:
+  int64_t free_growth_;
 };
 
 }  // namespace
 
+Function fold_constant_calls(const Function& typed_fn, int64_t free_growth) {
+  return as_function(ConstantFolder(free_growth).rewrite(typed_fn));
+}
+
 IRModule fold_constant_pass(const IRModule& mod) {
   IRModule typed = infer_types(mod);  // result sizes come from the original calls' types
-  return infer_types(
-      map_functions(typed, [](const Function& fn) { return as_function(ConstantFolder().rewrite(fn)); }));
+  return infer_types(map_functions(typed, [](const Function& fn) { return fold_constant_calls(fn, kFreeGrowth); }));
 }
 
 }  // namespace kiln

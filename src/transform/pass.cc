@@ -102,6 +102,8 @@ void register_builtin_passes() {
     // These three type what they build before returning it.
     r.add(simple_pass({"SimplifyInference", 0, {"InferType"}, true}, simplify_inference_pass));
     r.add(simple_pass({"FoldConstant", 1, {"InferType"}, true}, fold_constant_pass));
+    r.add({{"PrecomputePrune", 1, {"InferType"}, true},
+           [](const IRModule& m, const PassContext& ctx) { return precompute_prune_pass(m, ctx.params); }});
     r.add({{"FuseOps", 0, {"InferType"}, true}, fuse_ops_in_context});
     r.add(simple_pass({"FoldScaleAxis", 3, {"InferType"}, true}, fold_scale_axis_pass));
     r.add(simple_pass({"DeadCodeElimination", 1, {}, false}, dead_code_elimination_pass));

@@ -1,12 +1,29 @@
 #include "kiln/transform/pass_statistics.h"
 
+#include <algorithm>
 #include <iomanip>
 #include <ostream>
 #include <unordered_set>
 
+#include "kiln/ir/op.h"
 #include "kiln/ir/visit.h"
 
 namespace kiln {
+
+namespace {
+
+bool is_constant_value(const Expr& e) {
+  if (as<ConstantNode>(e)) return true;
+  const auto* tuple = as<TupleNode>(e);
+  return tuple && std::all_of(tuple->fields.begin(), tuple->fields.end(), is_constant_value);
+}
+
+bool computes_from_constants(const CallNode& call) {
+  const OpDef* op = call.op();
+  return op && !op->nondeterministic && std::all_of(call.args.begin(), call.args.end(), is_constant_value);
+}
+
+}  // namespace
 
 ModuleCounts count_module(const IRModule& mod) {
   ModuleCounts counts;
@@ -26,6 +43,7 @@ ModuleCounts count_module(const IRModule& mod) {
           const auto* call = as<CallNode>(e);
           if (!call) return;
           ++counts.kernels;
+          if (computes_from_constants(*call)) ++counts.constant_only;
           const auto* callee = as<FunctionNode>(call->callee);
           if (callee && callee->is_primitive()) ++counts.fused;
         },
@@ -40,14 +58,15 @@ void PassStatistics::after_pass(const PassInfo& info, const IRModule& result, do
 
 void PassStatistics::print(std::ostream& out) const {
   out << std::left << std::setw(26) << "pass" << std::right << std::setw(10) << "ms" << std::setw(9) << "kernels"
-      << std::setw(10) << "op calls" << std::setw(7) << "fused" << std::setw(11) << "constants"
-      << "\n";
+      << std::setw(10) << "op calls" << std::setw(7) << "fused" << std::setw(11) << "constants" << std::setw(12)
+      << "const-only\n";
   const Row* before_fusion = nullptr;
   const Row* after_fusion = nullptr;
   for (const Row& row : rows_) {
     out << std::left << std::setw(26) << row.pass << std::right << std::setw(10) << std::fixed << std::setprecision(2)
         << row.seconds * 1e3 << std::setw(9) << row.counts.kernels << std::setw(10) << row.counts.op_calls
-        << std::setw(7) << row.counts.fused << std::setw(11) << row.counts.constants << "\n";
+        << std::setw(7) << row.counts.fused << std::setw(11) << row.counts.constants << std::setw(12)
+        << row.counts.constant_only << "\n";
     if (row.pass == "FuseOps")
       after_fusion = &row;
     else if (!after_fusion)

@@ -8,15 +8,15 @@ kiln=$1 root=$2
 source "$(dirname "${BASH_SOURCE[0]}")/lib/expect.sh"
 model=$root/examples/cnn/model.onnx
 
-row() {  # row PASS FIELD: a column (2 ms, 3 kernels, 4 op calls, 5 fused, 6 constants) of PASS's last row
+row() {  # row PASS FIELD: a column (2 ms, 3 kernels, 4 op calls, 5 fused, 6 constants, 7 const-only) of PASS's last row
   awk -v pass="$1" -v field="$2" '$1 == pass { value = $field } END { print value }' "$tmp/stats"
 }
 
 "$kiln" compile "$model" -o "$tmp/cnn.kiln" --stats >"$tmp/stats" 2>"$tmp/err" || fail "compile --stats: $(cat "$tmp/err")"
-head -2 "$tmp/stats" | tail -1 | grep -qE '^pass +ms +kernels +op calls +fused +constants$' ||
+head -2 "$tmp/stats" | tail -1 | grep -qE '^pass +ms +kernels +op calls +fused +constants +const-only$' ||
   fail "no statistics header: $(head -3 "$tmp/stats")"
 for pass in InferType SimplifyInference FoldConstant FuseOps; do
-  grep -qE "^$pass +[0-9.]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+$" "$tmp/stats" || fail "no row for $pass"
+  grep -qE "^$pass +[0-9.]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+$" "$tmp/stats" || fail "no row for $pass"
 done
 before=$(sed -n 's/^kernels: \([0-9]*\) before fusion, \([0-9]*\) after$/\1/p' "$tmp/stats")
 after=$(sed -n 's/^kernels: \([0-9]*\) before fusion, \([0-9]*\) after$/\2/p' "$tmp/stats")

@@ -17,14 +17,14 @@ passes_after() {  # passes_after FLAGS...: the pass names printed by --print-aft
 got=$(passes_after -O 3)
 # Inline, DeadCodeElimination and EliminateCommonSubexpr leave types stale.
 want="InferType Inline InferType RemoveUnusedFunctions SimplifyInference DeadCodeElimination InferType"
-want+=" EliminateCommonSubexpr InferType FoldConstant FoldScaleAxis SimplifyExpr FuseOps"
+want+=" EliminateCommonSubexpr InferType FoldConstant FoldScaleAxis SimplifyExpr PrecomputePrune FuseOps"
 [[ $got == "$want" ]] || fail "-O 3 ran '$got', expected '$want'"
 got=$(passes_after -O 0)
 want="InferType SimplifyInference FuseOps"
 [[ $got == "$want" ]] || fail "-O 0 ran '$got', expected '$want'"
 got=$(passes_after -O 3 --disable-pass FoldConstant --disable-pass Inline)
 want="InferType RemoveUnusedFunctions SimplifyInference DeadCodeElimination InferType EliminateCommonSubexpr"
-want+=" InferType FoldScaleAxis SimplifyExpr FuseOps"
+want+=" InferType FoldScaleAxis SimplifyExpr PrecomputePrune FuseOps"
 [[ $got == "$want" ]] || fail "--disable-pass ran '$got', expected '$want'"
 
 # The module after FoldConstant no longer casts; before it, it does.

@@ -15,21 +15,18 @@
 #include "kiln/ir/printer.h"
 #include "kiln/runtime/npy.h"
 #include "kiln/transform/pass.h"
+#include "transform/random_graph.h"
 
 namespace kiln {
 namespace {
+
+using testing::GraphGenerator;
+using testing::random_array;
 
 const std::vector<std::vector<std::string>> kPipelines = {{"DeadCodeElimination"},
                                                           {"EliminateCommonSubexpr"},
                                                           {"EliminateCommonSubexpr", "DeadCodeElimination"},
                                                           {"DeadCodeElimination", "EliminateCommonSubexpr"}};
-
-NDArray random_array(const Shape& shape, std::mt19937& gen) {
-  std::uniform_real_distribution<double> dist(-2.0, 2.0);
-  NDArray a = NDArray::empty(shape, DType::kFloat32);
-  for (int64_t i = 0; i < a.numel(); ++i) a.set(i, dist(gen));
-  return a;
-}
 
 void expect_same_values(const std::vector<NDArray>& want, const std::vector<NDArray>& got, const std::string& what) {
   ASSERT_EQ(want.size(), got.size()) << what;
@@ -47,95 +44,6 @@ void check_module(const IRModule& mod, const std::vector<Value>& args, const std
         << what << ": " << pipeline.back() << " is not idempotent";
   }
 }
-
-// A random graph over one image (1, 4, 5, 5) or one matrix (3, 8): elementwise ops, conv2d
-// or dense on constant weights, with calls rebuilt as fresh equal nodes, constants
-// duplicated, unused lets, tuples projected in place and ifs on constants.
-class GraphGenerator {
- public:
-  explicit GraphGenerator(unsigned seed) : gen_(seed) {}
-
-  IRModule make(bool image, std::vector<Value>* args) {
-    shape_ = image ? Shape{1, 4, 5, 5} : Shape{3, 8};
-    Var x = make_var("x", tensor_type(shape_, DType::kFloat32));
-    Var y = make_var("y", tensor_type(shape_, DType::kFloat32));
-    args->assign({Value(random_array(shape_, gen_)), Value(random_array(shape_, gen_))});
-    pool_ = {x, y};
-    std::vector<std::pair<Var, Expr>> lets;
-    int steps = 6 + pick(10);
-    for (int i = 0; i < steps; ++i) {
-      Expr e = step(image);
-      if (pick(4) == 0) {  // through a let, used or not
-        Var v = make_var("v" + std::to_string(i));
-        lets.emplace_back(v, e);
-        if (pick(2))
-          e = v;
-        else
-          continue;
-      }
-      pool_.push_back(e);
-    }
-    Expr body = make_tuple({pool_.back(), pool_[pool_.size() / 2 + 1]});
-    for (auto it = lets.rbegin(); it != lets.rend(); ++it) body = make_let(it->first, it->second, body);
-    IRModule mod;
-    mod.add("main", make_function({x, y}, body));
-    return mod;
-  }
-
- private:
-  int pick(int n) { return std::uniform_int_distribution<int>(0, n - 1)(gen_); }
-  const Expr& any() { return pool_[static_cast<size_t>(pick(static_cast<int>(pool_.size())))]; }
-
-  Expr constant_like(int64_t channels) {
-    // Few distinct values, so that equal constants occur.
-    NDArray c = NDArray::empty({channels}, DType::kFloat32);
-    float v = static_cast<float>(pick(3)) * 0.5f - 0.5f;
-    for (int64_t i = 0; i < channels; ++i) c.set(i, v);
-    return make_constant(c);
-  }
-
-  Expr step(bool image) {
-    static const char* const kUnary[] = {"nn.relu", "tanh", "sigmoid", "negative"};
-    static const char* const kBinary[] = {"add", "multiply", "subtract", "maximum"};
-    switch (pick(7)) {
-      case 0: return call_op(kUnary[pick(4)], {any()});
-      case 1: return call_op(kBinary[pick(4)], {any(), any()});
-      case 2: {  // a fresh copy of an earlier call
-        for (int tries = 0; tries < 4; ++tries) {
-          const auto* call = as<CallNode>(any());
-          if (call) return make_call(call->callee, call->args, call->attrs);
-        }
-        return call_op("nn.relu", {any()});
-      }
-      case 3: return call_op(kBinary[pick(2)], {any(), constant_like(shape_.back())});
-      case 4: {
-        Expr a = any(), b = any();
-        int i = pick(2);
-        return make_tuple_get_item(make_tuple({a, b}), i);
-      }
-      case 5: {
-        NDArray c = NDArray::empty({}, DType::kBool);
-        *c.data<bool>() = pick(2) != 0;
-        return make_if(make_constant(c), any(), call_op("tanh", {any()}));
-      }
-      default: {
-        if (image) {
-          NDArray w = NDArray::empty({4, 4, 3, 3}, DType::kFloat32);
-          for (int64_t i = 0; i < w.numel(); ++i) w.set(i, (i % 5) * 0.125 - 0.25);
-          return call_op("nn.conv2d", {any(), make_constant(w)},
-                         Attrs{{"padding", AttrValue(std::vector<int64_t>{1, 1})}});
-        }
-        NDArray w = NDArray::empty({8, 8}, DType::kFloat32);
-        for (int64_t i = 0; i < w.numel(); ++i) w.set(i, (i % 7) * 0.125 - 0.375);
-        return call_op("nn.dense", {any(), make_constant(w)});
-      }
-    }
-  }
-
-  std::mt19937 gen_;
-  Shape shape_;
-  std::vector<Expr> pool_;
-};
 
 TEST(DceCseProperty, RandomGraphsGiveIdenticalResults) {
   for (unsigned seed = 0; seed < 60; ++seed) {

@@ -16,6 +16,7 @@
 
 #include "kiln/ir/module.h"
 #include "kiln/runtime/attrs.h"
+#include "kiln/runtime/npy.h"
 
 namespace kiln {
 
@@ -59,6 +60,9 @@ struct PassContext {
   std::set<std::string> disabled_passes;  // never run
   std::map<std::string, Attrs> options;   // per pass, e.g. options["FuseOps"] = {{"fuse", false}}
   std::vector<std::shared_ptr<PassInstrument>> instruments;
+  // Values of @main's parameters known at build time, by name (relay.build's params): what
+  // PrecomputePrune binds and evaluates.
+  NamedArrays params;
 
   // Whether a pipeline under this context runs the pass.
   bool enabled(const PassInfo& info) const;
@@ -105,6 +109,10 @@ IRModule inline_pass(const IRModule& mod);
 IRModule simplify_inference_pass(const IRModule& mod);
 IRModule simplify_expr_pass(const IRModule& mod);
 IRModule fold_constant_pass(const IRModule& mod);
+// NNVM's PrecomputePrune: `params` are bound into @main and everything that depends on
+// parameters and constants alone is evaluated now, so that only what depends on the inputs
+// is left to run.
+IRModule precompute_prune_pass(const IRModule& mod, const NamedArrays& params);
 IRModule dead_code_elimination_pass(const IRModule& mod);
 IRModule eliminate_common_subexpr_pass(const IRModule& mod);
 // Groups ops into Primitive=1 functions (Relay's FuseOps). fuse=false puts every op in a
