@@ -19,18 +19,29 @@ namespace fs = std::filesystem;
 
 // Relay's order: inference-only ops go first, so that what they leave (multiplies by constant
 // per-channel scales, duplicated shape arithmetic) can be merged, folded into weights and
-// simplified before fusion. PrecomputePrune comes last before fusion, as in NNVM's build: what
-// the passes before it made of the parameters is computed once, at build time.
+// simplified before fusion. Parallel convolutions and matmuls are combined after CSE and
+// before FoldConstant, which joins their constant weights. PrecomputePrune comes last before
+// fusion, as in NNVM's build: what the passes before it made of the parameters is computed
+// once, at build time, which includes the weights AlterOpLayout lays out in blocks (after
+// FoldScaleAxis, whose folds need NCHW / OIHW convolutions). RewriteAnnotatedOps turns
+// on_device annotations into device_copy calls right before fusion, as Relay's build does (a
+// no-op without annotations).
 const std::vector<std::string> kBuildPipeline = {"InferType",
                                                  "Inline",
                                                  "RemoveUnusedFunctions",
+                                                 "QnnLegalize",
                                                  "SimplifyInference",
                                                  "DeadCodeElimination",
                                                  "EliminateCommonSubexpr",
+                                                 "CombineParallelConv2D",
+                                                 "CombineParallelDense",
+                                                 "CombineParallelBatchMatmul",
                                                  "FoldConstant",
                                                  "FoldScaleAxis",
                                                  "SimplifyExpr",
+                                                 "AlterOpLayout",
                                                  "PrecomputePrune",
+                                                 "RewriteAnnotatedOps",
                                                  "FuseOps"};
 
 IRModule optimize(const IRModule& mod, const PassContext& ctx) {
@@ -44,8 +55,8 @@ BuiltModel build(const IRModule& mod, const NamedArrays& params, const std::vect
   PassContext ctx = options.passes;
   ctx.params = params;
   IRModule fused = optimize(mod, ctx);
-  backend::GraphCodegenResult graph =
-      backend::generate_graph(*fused.lookup("main"), params, input_names, output_names, options.target);
+  backend::GraphCodegenResult graph = backend::generate_graph(*fused.lookup("main"), params, input_names, output_names,
+                                                              options.target, fallback_device_of(ctx));
   backend::plan_memory(graph.plan);
   BuiltModel built;
   built.graph_json = graph_to_json(graph.plan);

@@ -8,8 +8,10 @@
 #include "kiln/ir/op.h"
 #include "kiln/ir/structural.h"
 #include "kiln/ir/visit.h"
+#include "kiln/runtime/device.h"
 #include "kiln/support/error.h"
 #include "kiln/support/strings.h"
+#include "kiln/transform/pass.h"
 #include "runtime/attrs_json.h"
 
 namespace kiln::backend {
@@ -59,13 +61,14 @@ class GraphBuilder {
   }
 
   GraphCodegenResult run(const FunctionNode& main, const std::vector<std::string>& input_names,
-                         const std::vector<std::string>& output_names) {
+                         const std::vector<std::string>& output_names, const std::string& fallback_device) {
+    for (const auto& [node, device] : plan_devices(main, fallback_device))
+      device_codes_[node] = device_type_code(device);
     add_variables(main, input_names);
     post_order_visit(
         main.body, [this](const Expr& e) { visit(e, values_, false); }, /*enter_functions=*/false);
     result_.plan.heads = values_.at(main.body.get());
     result_.plan.output_names = flat_output_names(main, output_names);
-    result_.plan.device_index.assign(result_.plan.num_entries(), 1);  // kDLCPU, as TVM writes
     return std::move(result_);
   }
 
@@ -77,7 +80,7 @@ class GraphBuilder {
       auto param = param_values_.find(p->name);
       if (param != param_values_.end()) {
         result_.params.emplace_back(p->name, param->second);
-        values_[p.get()] = {variable(p->name, p->type_annotation)};
+        values_[p.get()] = {variable(p->name, p->type_annotation, device_code(p.get()))};
         continue;
       }
       check(next_input < input_names.size(), "more inputs than input names");
@@ -89,7 +92,7 @@ class GraphBuilder {
       for (size_t i = 0; i < fields.size(); ++i) {
         std::string field_name = is_tuple ? cat(name, ".", i) : name;
         result_.plan.input_names.push_back(field_name);
-        entries.push_back(variable(field_name, tensor_type(fields[i]->shape, fields[i]->dtype)));
+        entries.push_back(variable(field_name, tensor_type(fields[i]->shape, fields[i]->dtype), device_code(p.get())));
       }
       values_[p.get()] = entries;
     }
@@ -116,15 +119,17 @@ class GraphBuilder {
     return flat;
   }
 
-  GraphEntry variable(const std::string& name, const Type& type) {
+  int64_t device_code(const ExprNode* e) const { return device_codes_.at(e); }
+
+  GraphEntry variable(const std::string& name, const Type& type, int64_t device) {
     GraphNode node;
     node.op = "null";
     node.name = name;
     result_.plan.arg_nodes.push_back(static_cast<int64_t>(result_.plan.nodes.size()));
-    return add_node(std::move(node), type).at(0);
+    return add_node(std::move(node), type, device).at(0);
   }
 
-  Entries add_node(GraphNode node, const Type& type) {
+  Entries add_node(GraphNode node, const Type& type, int64_t device) {
     std::vector<const TensorTypeNode*> outputs;
     flatten_tensor_types(type, outputs, "a graph value");
     if (node.is_variable()) check(outputs.size() == 1, "input '", node.name, "' is not a tensor");
@@ -138,6 +143,7 @@ class GraphBuilder {
                             .node(node.name));
       plan.dltype.emplace_back(dtype_name(t->dtype));
       plan.shape.push_back(t->shape);
+      plan.device_index.push_back(device);
     }
     plan.nodes.push_back(std::move(node));
     plan.node_row_ptr.push_back(plan.node_row_ptr.back() + static_cast<int64_t>(outputs.size()));
@@ -159,10 +165,11 @@ class GraphBuilder {
     if (const auto* c = as<ConstantNode>(e)) {
       std::string name = cat("p", next_constant_++);
       result_.params.emplace_back(name, c->data);
-      values[e.get()] = {variable(name, e->checked_type())};
+      values[e.get()] = {variable(name, e->checked_type(), in_function ? expansion_device_ : device_code(e.get()))};
     } else if (const auto* call = as<CallNode>(e)) {
-      values[e.get()] =
-          in_function || call->op() ? reference_node(e, *call, call_inputs(*call, values)) : lower_call(e, *call);
+      const int64_t device = in_function ? expansion_device_ : device_code(e.get());
+      values[e.get()] = in_function || call->op() ? reference_node(e, *call, call_inputs(*call, values), device)
+                                                  : lower_call(e, *call);
     } else if (const auto* tuple = as<TupleNode>(e)) {
       Entries fields;
       for (const Expr& f : tuple->fields) append(fields, values.at(f.get()));
@@ -202,9 +209,12 @@ class GraphBuilder {
       throw Error("the graph executor runs calls of fused functions only; run this model with --engine interp");
     std::vector<Entries> args;
     for (const Expr& a : call.args) args.push_back(values_.at(a.get()));
+    const int64_t device = device_code(e.get());
+    if (is_op_call(fn->body, "device_copy")) return copy_node(e, call_inputs(call, values_), device);
     std::string obstacle = compile_obstacle(*fn);
     if (!obstacle.empty()) {
       result_.fallbacks.push_back(cat(kernel_base_name(*fn), ": ", obstacle));
+      expansion_device_ = device;
       return expand_into_reference_nodes(*fn, args);
     }
     std::string func_name = kernel_for(fn);
@@ -219,7 +229,26 @@ class GraphBuilder {
                   {"num_inputs", std::to_string(inputs.size())},
                   {"num_outputs", std::to_string(num_outputs)},
                   {"flatten_data", "0"}};
-    return add_node(std::move(node), e->checked_type());
+    return add_node(std::move(node), e->checked_type(), device);
+  }
+
+  static bool is_op_call(const Expr& e, std::string_view op) {
+    const auto* call = as<CallNode>(e);
+    return call && call->op() && call->op()->name == op;
+  }
+
+  // A device_copy: the executor copies each input into the output of the same index, on the
+  // output's device.
+  Entries copy_node(const Expr& e, Entries inputs, int64_t device) {
+    GraphNode node;
+    node.op = "tvm_op";
+    node.name = unique_node_name(std::string(kCopyFuncName));
+    node.attrs = {{"func_name", std::string(kCopyFuncName)},
+                  {"num_inputs", std::to_string(inputs.size())},
+                  {"num_outputs", std::to_string(flat_size(e->checked_type()))},
+                  {"flatten_data", "0"}};
+    node.inputs = std::move(inputs);
+    return add_node(std::move(node), e->checked_type(), device);
   }
 
   // The generated kernel for `fn`: an earlier one when structurally equal, else a new one.
@@ -239,8 +268,9 @@ class GraphBuilder {
     return name;
   }
 
-  Entries reference_node(const Expr& e, const CallNode& call, Entries inputs) {
+  Entries reference_node(const Expr& e, const CallNode& call, Entries inputs, int64_t device) {
     const OpDef& def = *call.op();
+    if (def.name == "device_copy") return copy_node(e, std::move(inputs), device);
     GraphNode node;
     node.op = "tvm_op";
     node.name = unique_node_name("ref_" + c_identifier(def.name));
@@ -250,7 +280,7 @@ class GraphBuilder {
                   {"flatten_data", "0"},
                   {"op_attrs", attrs_to_json(def.normalize(call.attrs))}};
     node.inputs = std::move(inputs);
-    return add_node(std::move(node), e->checked_type());
+    return add_node(std::move(node), e->checked_type(), device);
   }
 
   Entries expand_into_reference_nodes(const FunctionNode& fn, const std::vector<Entries>& args) {
@@ -269,14 +299,17 @@ class GraphBuilder {
   std::set<std::string> kernel_names_;
   std::map<std::string, int> node_names_;
   int next_constant_ = 0;
+  std::unordered_map<const ExprNode*, int64_t> device_codes_;  // of main's values
+  int64_t expansion_device_ = 0;                               // of the function being spread into reference nodes
 };
 
 }  // namespace
 
 GraphCodegenResult generate_graph(const FunctionNode& main, const NamedArrays& params,
                                   const std::vector<std::string>& input_names,
-                                  const std::vector<std::string>& output_names, const Target& target) {
-  return GraphBuilder(params, target).run(main, input_names, output_names);
+                                  const std::vector<std::string>& output_names, const Target& target,
+                                  const std::string& fallback_device) {
+  return GraphBuilder(params, target).run(main, input_names, output_names, fallback_device);
 }
 
 }  // namespace kiln::backend

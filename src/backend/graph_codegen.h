@@ -2,6 +2,9 @@
 // one "null" node per input or parameter, one "tvm_op" node per call. A function that can be
 // compiled becomes a generated kernel (structurally equal functions share one); any other is
 // spread into one node per op call running the op's reference kernel ("kiln_ref.<kernel>").
+// A device_copy becomes a "__copy" node (TVM's name), which the executor runs as a copy
+// between devices; every entry records its device (device_index, a DLDeviceType code) as
+// PlanDevices finds it, values no copy constrains on `fallback_device`.
 #pragma once
 
 #include <string>
@@ -27,6 +30,7 @@ struct GraphCodegenResult {
 // graph become parameters named p0, p1, ...
 GraphCodegenResult generate_graph(const FunctionNode& main, const NamedArrays& params,
                                   const std::vector<std::string>& input_names,
-                                  const std::vector<std::string>& output_names, const Target& target);
+                                  const std::vector<std::string>& output_names, const Target& target,
+                                  const std::string& fallback_device = "cpu");
 
 }  // namespace kiln::backend

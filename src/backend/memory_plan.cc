@@ -8,28 +8,33 @@
 namespace kiln::backend {
 namespace {
 
+// Storage ids are numbered across devices, but each block belongs to one device and is
+// reused only there: devices do not share memory.
 class StoragePool {
  public:
-  int64_t fresh(size_t bytes) {
+  int64_t fresh(int64_t device, size_t bytes) {
     sizes_.push_back(bytes);
+    devices_.push_back(device);
     return static_cast<int64_t>(sizes_.size()) - 1;
   }
 
-  int64_t take(size_t bytes) {
-    if (free_.empty()) return fresh(bytes);
-    auto fit = free_.lower_bound(bytes);
-    if (fit == free_.end()) fit = std::prev(free_.end());  // the largest, grown to fit
+  int64_t take(int64_t device, size_t bytes) {
+    std::multimap<size_t, int64_t>& free = free_[device];
+    if (free.empty()) return fresh(device, bytes);
+    auto fit = free.lower_bound(bytes);
+    if (fit == free.end()) fit = std::prev(free.end());  // the largest, grown to fit
     int64_t id = fit->second;
-    free_.erase(fit);
+    free.erase(fit);
     sizes_[static_cast<size_t>(id)] = std::max(sizes_[static_cast<size_t>(id)], bytes);
     return id;
   }
 
-  void release(int64_t id) { free_.emplace(sizes_[static_cast<size_t>(id)], id); }
+  void release(int64_t id) { free_[devices_[static_cast<size_t>(id)]].emplace(sizes_[static_cast<size_t>(id)], id); }
 
  private:
   std::vector<size_t> sizes_;
-  std::multimap<size_t, int64_t> free_;  // size -> storage id
+  std::vector<int64_t> devices_;                            // per storage id
+  std::map<int64_t, std::multimap<size_t, int64_t>> free_;  // per device: size -> storage id
 };
 
 size_t entry_bytes(const GraphPlan& plan, size_t entry) {
@@ -47,6 +52,7 @@ void plan_memory(GraphPlan& plan) {
   for (const GraphEntry& head : plan.heads) pinned[plan.entry_id(head)] = true;
 
   plan.storage_id.assign(num_entries, -1);
+  auto device_of = [&plan](size_t entry) { return plan.device_index.empty() ? 1 : plan.device_index[entry]; };
   StoragePool pool;
   auto release_if_dead = [&](size_t entry) {
     if (readers[entry] == 0 && !pinned[entry] && plan.storage_id[entry] >= 0) pool.release(plan.storage_id[entry]);
@@ -55,12 +61,13 @@ void plan_memory(GraphPlan& plan) {
     const GraphNode& node = plan.nodes[n];
     const auto id = static_cast<int64_t>(n);
     if (node.is_variable()) {
-      plan.storage_id[plan.entry_id(id, 0)] = pool.fresh(entry_bytes(plan, plan.entry_id(id, 0)));
+      plan.storage_id[plan.entry_id(id, 0)] =
+          pool.fresh(device_of(plan.entry_id(id, 0)), entry_bytes(plan, plan.entry_id(id, 0)));
       continue;
     }
     for (int64_t i = 0; i < plan.num_node_outputs(id); ++i) {
       size_t entry = plan.entry_id(id, i);
-      if (!plan.is_dynamic(entry)) plan.storage_id[entry] = pool.take(entry_bytes(plan, entry));
+      if (!plan.is_dynamic(entry)) plan.storage_id[entry] = pool.take(device_of(entry), entry_bytes(plan, entry));
     }
     for (const GraphEntry& in : node.inputs) {
       size_t entry = plan.entry_id(in);

@@ -26,6 +26,7 @@ struct Artifact::Step {
   std::string func_name;
   kiln_kernel_fn generated = nullptr;   // set for nodes with code in lib.so
   const KernelFn* reference = nullptr;  // set for "kiln_ref.<op>" nodes
+  bool copy = false;                    // a "__copy" node
   std::string reference_op;
   Attrs attrs;
   std::vector<size_t> input_entries, output_entries;
@@ -64,7 +65,18 @@ Artifact::Step Artifact::resolve_step(const GraphPlan& graph, size_t node_id, co
   for (int64_t i = 0; i < graph.num_node_outputs(static_cast<int64_t>(node_id)); ++i)
     step.output_entries.push_back(graph.entry_id(static_cast<int64_t>(node_id), i));
   try {
-    if (is_reference_call(node)) {
+    if (step.func_name == kCopyFuncName) {
+      step.copy = true;
+      check(step.input_entries.size() == step.output_entries.size(), "a copy node has ", step.input_entries.size(),
+            " inputs but ", step.output_entries.size(), " outputs");
+      for (size_t k = 0; k < step.input_entries.size(); ++k) {
+        const size_t in = step.input_entries[k], out = step.output_entries[k];
+        if (graph.shape[in] != graph.shape[out] || graph.dltype[in] != graph.dltype[out])
+          throw Error(cat("copy node output ", k, " differs from its input"))
+              .expected(tensor_type_str(graph.shape[in], parse_dtype(graph.dltype[in])),
+                        tensor_type_str(graph.shape[out], parse_dtype(graph.dltype[out])));
+      }
+    } else if (is_reference_call(node)) {
       step.reference_op = step.func_name.substr(kReferenceFuncPrefix.size());
       step.reference = &KernelRegistry::global().get(step.reference_op);
       const auto op_attrs = node.attrs.find("op_attrs");
@@ -151,11 +163,26 @@ std::shared_ptr<const Artifact> Artifact::create(const GraphPlan& graph, std::sh
       a.outputs_.push_back(entry_info(g, entry, g.output_names.empty() ? cat("output", i) : g.output_names[i]));
     }
 
-    // A storage block holds the largest tensor placed in it; parameters live in the artifact.
+    // Devices: one per DLDeviceType code; a graph without device_index is all on the CPU.
+    a.entry_device_ = g.device_index.empty() ? std::vector<int64_t>(g.num_entries(), 1) : g.device_index;
+    a.device_codes_ = a.entry_device_;
+    std::sort(a.device_codes_.begin(), a.device_codes_.end());
+    a.device_codes_.erase(std::unique(a.device_codes_.begin(), a.device_codes_.end()), a.device_codes_.end());
+    if (a.device_codes_.empty()) a.device_codes_.push_back(1);
+
+    // A storage block holds the largest tensor placed in it, on the one device of its entries;
+    // parameters live in the artifact.
     for (size_t entry = 0; entry < g.num_entries(); ++entry) {
       if (a.params_by_entry_[entry].defined() || g.is_dynamic(entry)) continue;
       const auto id = static_cast<size_t>(g.storage_id[entry]);
-      if (id >= a.storage_bytes_.size()) a.storage_bytes_.resize(id + 1, 0);
+      if (id >= a.storage_bytes_.size()) {
+        a.storage_bytes_.resize(id + 1, 0);
+        a.storage_device_.resize(id + 1, 0);
+      }
+      if (a.storage_device_[id] == 0) a.storage_device_[id] = a.entry_device_[entry];
+      if (a.storage_device_[id] != a.entry_device_[entry])
+        throw Error(cat("attrs.storage_id[1][", entry, "]: storage ", id, " is shared by two devices"))
+            .expected(cat("device ", a.storage_device_[id]), cat("device ", a.entry_device_[entry]));
       const TensorInfo info = entry_info(g, entry, "");
       const size_t bytes = static_cast<size_t>(num_elements(info.shape)) * dtype_bytes(info.dtype);
       a.storage_bytes_[id] = std::max(a.storage_bytes_[id], bytes);
@@ -170,9 +197,16 @@ std::shared_ptr<const Artifact> Artifact::create(const GraphPlan& graph, std::sh
   return artifact;
 }
 
-GraphExecutor::GraphExecutor(std::shared_ptr<const Artifact> artifact, int num_threads)
+GraphExecutor::GraphExecutor(std::shared_ptr<const Artifact> artifact, int num_threads,
+                             const DeviceFactory& make_device)
     : artifact_(std::move(artifact)), pool_(std::make_unique<ThreadPool>(num_threads)) {
   check(artifact_ != nullptr, "GraphExecutor needs an artifact");
+  for (int64_t code : artifact_->device_codes_) {
+    std::unique_ptr<Device> device =
+        make_device ? make_device(code) : std::make_unique<CpuDevice>(device_type_name(code));
+    check(device != nullptr, "no device for device_index ", code);
+    devices_.emplace(code, std::move(device));
+  }
   input_set_.assign(num_inputs(), false);
   bind_entries();
 }
@@ -182,8 +216,9 @@ GraphExecutor::~GraphExecutor() = default;
 void GraphExecutor::bind_entries() {
   const Artifact& a = *artifact_;
   const GraphPlan& g = a.graph();
-  for (size_t bytes : a.storage_bytes_)
-    storage_.push_back(NDArray::empty({static_cast<int64_t>(bytes)}, DType::kUInt8));
+  for (size_t id = 0; id < a.storage_bytes_.size(); ++id)
+    storage_.push_back(a.storage_device_[id] == 0 ? NDArray()
+                                                  : devices_.at(a.storage_device_[id])->allocate(a.storage_bytes_[id]));
   entries_.resize(g.num_entries());
   for (size_t entry = 0; entry < g.num_entries(); ++entry) {
     if (a.params_by_entry_[entry].defined())
@@ -208,6 +243,14 @@ void GraphExecutor::bind_entries() {
 }
 
 int GraphExecutor::num_threads() const { return pool_->num_threads(); }
+
+const Device& GraphExecutor::device(int64_t code) const {
+  auto it = devices_.find(code);
+  check(it != devices_.end(), "the graph has no device ", code);
+  return *it->second;
+}
+
+Device& GraphExecutor::device_of_entry(size_t entry) const { return *devices_.at(artifact_->entry_device_[entry]); }
 
 const TensorInfo& GraphExecutor::input_info(size_t index) const {
   check(index < num_inputs(), "input index ", index, " out of range: the graph has ", num_inputs(), " inputs");
@@ -248,8 +291,8 @@ void GraphExecutor::set_input(size_t index, const NDArray& value) {
   if (value.shape() != info.shape || value.dtype() != info.dtype)
     throw Error(cat("input '", info.name, "' has the wrong ", value.dtype() != info.dtype ? "dtype" : "shape"))
         .expected(tensor_type_str(info.shape, info.dtype), tensor_type_str(value.shape(), value.dtype()));
-  NDArray& slot = entries_[artifact_->input_entries_[index]];
-  if (value.nbytes()) std::memcpy(slot.raw(), value.raw(), value.nbytes());
+  const size_t entry = artifact_->input_entries_[index];
+  device_of_entry(entry).copy_in(value, entries_[entry]);
   input_set_[index] = true;
 }
 
@@ -282,6 +325,7 @@ void GraphExecutor::run_steps(std::vector<StepTime>* times) {
 }
 
 void GraphExecutor::run_step(const Artifact::Step& step, BoundStep& bound) {
+  if (step.copy) return run_copy(step);
   if (step.generated) {
     if (int32_t status = step.generated(bound.args.data()); status != 0)
       throw Error(cat("generated function '", step.func_name, "' failed with status ", status));
@@ -312,6 +356,19 @@ void GraphExecutor::run_step(const Artifact::Step& step, BoundStep& bound) {
   }
 }
 
+// The destination device copies: it is the one that can reach both memories.
+void GraphExecutor::run_copy(const Artifact::Step& step) {
+  const GraphPlan& g = artifact_->graph();
+  for (size_t k = 0; k < step.input_entries.size(); ++k) {
+    const size_t out = step.output_entries[k];
+    const NDArray& from = entries_[step.input_entries[k]];
+    Device& to_device = device_of_entry(out);
+    // A tensor of run-time shape gets a block of the destination device as large as it is.
+    if (g.is_dynamic(out)) entries_[out] = to_device.allocate(from.nbytes()).view(from.shape(), from.dtype());
+    to_device.copy_in(from, entries_[out]);
+  }
+}
+
 void GraphExecutor::keep_dynamic_output(size_t entry, NDArray produced, size_t k) {
   const GraphPlan& g = artifact_->graph();
   const Shape& planned = g.shape[entry];
@@ -327,7 +384,8 @@ void GraphExecutor::keep_dynamic_output(size_t entry, NDArray produced, size_t k
 
 NDArray GraphExecutor::get_output(size_t index) const {
   output_info(index);
-  return entries_[artifact_->output_entries_[index]].clone();
+  const size_t entry = artifact_->output_entries_[index];
+  return device_of_entry(entry).copy_out(entries_[entry]);
 }
 
 NDArray GraphExecutor::get_output(const std::string& name) const { return get_output(output_index(name)); }

@@ -208,6 +208,10 @@ void validate_entry_attrs(const GraphPlan& plan) {
   check_length(plan.shape.size(), "attrs.shape");
   check_length(plan.storage_id.size(), "attrs.storage_id");
   if (!plan.device_index.empty()) check_length(plan.device_index.size(), "attrs.device_index");
+  for (size_t e = 0; e < plan.device_index.size(); ++e)
+    if (plan.device_index[e] < 1)
+      throw field_error(cat("attrs.device_index[1][", e, "]"), "not a device")
+          .expected("a DLDeviceType code >= 1 (1: cpu)", cat(plan.device_index[e]));
   for (size_t e = 0; e < n; ++e) {
     DType dtype;
     if (!try_parse_dtype(plan.dltype[e], &dtype))

@@ -8,7 +8,9 @@
 //    "kiln": {"input_names": [...], "output_names": [...], "abi_version": 1}}
 // Node outputs are numbered into "entries": entry id = node_row_ptr[node] + output index;
 // dltype, shape, storage_id and device_index hold one value per entry.
-// A tvm_op whose func_name is "kiln_ref.<op>" runs the reference kernel of <op>.
+// A tvm_op whose func_name is "kiln_ref.<op>" runs the reference kernel of <op>; one named
+// "__copy" copies its inputs to its outputs between devices. device_index is a DLDeviceType
+// code per entry (1: cpu); entries of different devices never share a storage_id.
 // An entry whose shape is known only at run time (data-dependent: NonZero, Unique, NMS) has -1
 // for those dimensions and storage_id -1; only reference kernels produce or read it, and the
 // executor keeps the tensor the kernel allocated.
@@ -27,6 +29,9 @@
 namespace kiln {
 
 inline constexpr std::string_view kReferenceFuncPrefix = "kiln_ref.";
+// A tvm_op with this func_name copies each input to the output of the same index, from the
+// input's device to the output's (TVM's graph executor convention).
+inline constexpr std::string_view kCopyFuncName = "__copy";
 
 struct GraphEntry {
   int64_t node = 0;

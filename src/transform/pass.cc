@@ -1,5 +1,6 @@
 #include "kiln/transform/pass.h"
 
+#include <algorithm>
 #include <chrono>
 #include <ostream>
 
@@ -47,6 +48,37 @@ Pass simple_pass(PassInfo info, IRModule (*fn)(const IRModule&)) {
 IRModule fuse_ops_in_context(const IRModule& mod, const PassContext& ctx) {
   const AttrValue* fuse = ctx.options_of("FuseOps").find("fuse");
   return fuse_ops_pass(mod, fuse ? fuse->as_bool() : ctx.opt_level >= 1);
+}
+
+// The options given for one of the CombineParallel* passes, each a name it reads.
+const Attrs& combine_options(const PassContext& ctx, const std::string& pass, const std::vector<std::string>& names) {
+  const Attrs& options = ctx.options_of(pass);
+  for (const auto& entry : options.entries())
+    if (std::find(names.begin(), names.end(), entry.first) == names.end())
+      throw std::move(Error(cat("unknown option of pass ", pass)).expected("one of " + join(names), entry.first));
+  return options;
+}
+
+// min_num_branches, Relay's default 3 when not given.
+int64_t min_num_branches_of(const Attrs& options) {
+  const AttrValue* n = options.find("min_num_branches");
+  return n ? n->as_int() : 3;
+}
+
+IRModule combine_parallel_conv2d_in_context(const IRModule& mod, const PassContext& ctx) {
+  const Attrs& options = combine_options(ctx, "CombineParallelConv2D", {"min_num_branches"});
+  return combine_parallel_conv2d_pass(mod, min_num_branches_of(options));
+}
+
+IRModule combine_parallel_dense_in_context(const IRModule& mod, const PassContext& ctx) {
+  const Attrs& options = combine_options(ctx, "CombineParallelDense", {"min_num_branches", "to_batch"});
+  const AttrValue* to_batch = options.find("to_batch");
+  return combine_parallel_dense_pass(mod, min_num_branches_of(options), to_batch ? to_batch->as_bool() : true);
+}
+
+IRModule combine_parallel_batch_matmul_in_context(const IRModule& mod, const PassContext& ctx) {
+  const Attrs& options = combine_options(ctx, "CombineParallelBatchMatmul", {"min_num_branches"});
+  return combine_parallel_batch_matmul_pass(mod, min_num_branches_of(options));
 }
 
 }  // namespace
@@ -101,14 +133,36 @@ void register_builtin_passes() {
     r.add(simple_pass({"Inline", 1, {}, false}, inline_pass));
     // These three type what they build before returning it.
     r.add(simple_pass({"SimplifyInference", 0, {"InferType"}, true}, simplify_inference_pass));
+    // Level 0: qnn.matmul has no compute, so even -O0 builds need the legal form.
+    r.add(simple_pass({"QnnLegalize", 0, {"InferType"}, true}, legalize_qnn_pass));
     r.add(simple_pass({"FoldConstant", 1, {"InferType"}, true}, fold_constant_pass));
     r.add({{"PrecomputePrune", 1, {"InferType"}, true},
            [](const IRModule& m, const PassContext& ctx) { return precompute_prune_pass(m, ctx.params); }});
     r.add({{"FuseOps", 0, {"InferType"}, true}, fuse_ops_in_context});
     r.add(simple_pass({"FoldScaleAxis", 3, {"InferType"}, true}, fold_scale_axis_pass));
+    // Relay runs these from opt level 4; kiln's levels stop at 3.
+    r.add({{"CombineParallelConv2D", 3, {"InferType"}, true}, combine_parallel_conv2d_in_context});
+    r.add({{"CombineParallelDense", 3, {"InferType"}, true}, combine_parallel_dense_in_context});
+    r.add({{"CombineParallelBatchMatmul", 3, {"InferType"}, true}, combine_parallel_batch_matmul_in_context});
+    // Options: "vector_lanes" (float32 lanes of the target's vectors) picks the blocks, "force"
+    // rewrites even where the boundaries cost more than the blocked convs save, "depthwise"
+    // (true unless given) whether depthwise convolutions go blocked.
+    r.add({{"AlterOpLayout", 3, {"InferType"}, true}, [](const IRModule& m, const PassContext& ctx) {
+             const Attrs& options = ctx.options_of("AlterOpLayout");
+             AlterOpLayoutOptions o;
+             if (const AttrValue* lanes = options.find("vector_lanes"))
+               o.vector_lanes = static_cast<int>(lanes->as_int());
+             if (const AttrValue* force = options.find("force")) o.force = force->as_bool();
+             if (const AttrValue* depthwise = options.find("depthwise")) o.depthwise = depthwise->as_bool();
+             return alter_op_layout_pass(m, o);
+           }});
     r.add(simple_pass({"DeadCodeElimination", 1, {}, false}, dead_code_elimination_pass));
     r.add(simple_pass({"EliminateCommonSubexpr", 2, {}, false}, eliminate_common_subexpr_pass));
     r.add(simple_pass({"SimplifyExpr", 2, {"InferType"}, true}, simplify_expr_pass));
+    // Opt level 0: a no-op without annotations, and annotated models need it to run at all.
+    r.add({{"RewriteAnnotatedOps", 0, {}, true}, [](const IRModule& m, const PassContext& ctx) {
+             return rewrite_annotated_ops_pass(m, fallback_device_of(ctx));
+           }});
     return true;
   }();
   (void)done;

@@ -10,21 +10,23 @@ printf 'def @main(%%x: Tensor[(1, 4), float32]) {\n  %%0 = cast(ones(shape=[1, 4
   >"$tmp/model.relay"
 
 passes_after() {  # passes_after FLAGS...: the pass names printed by --print-after-all
-  "$kiln" print "$tmp/model.relay" --print-after-all "$@" | sed -n 's|^// after \([A-Za-z]*\) ([0-9.e+-]* ms)$|\1|p' |
+  "$kiln" print "$tmp/model.relay" --print-after-all "$@" | sed -n 's|^// after \([A-Za-z0-9]*\) ([0-9.e+-]* ms)$|\1|p' |
     paste -sd' ' -
 }
 
 got=$(passes_after -O 3)
 # Inline, DeadCodeElimination and EliminateCommonSubexpr leave types stale.
-want="InferType Inline InferType RemoveUnusedFunctions SimplifyInference DeadCodeElimination InferType"
-want+=" EliminateCommonSubexpr InferType FoldConstant FoldScaleAxis SimplifyExpr PrecomputePrune FuseOps"
+want="InferType Inline InferType RemoveUnusedFunctions QnnLegalize SimplifyInference DeadCodeElimination InferType"
+want+=" EliminateCommonSubexpr InferType CombineParallelConv2D CombineParallelDense CombineParallelBatchMatmul"
+want+=" FoldConstant FoldScaleAxis SimplifyExpr AlterOpLayout PrecomputePrune RewriteAnnotatedOps FuseOps"
 [[ $got == "$want" ]] || fail "-O 3 ran '$got', expected '$want'"
 got=$(passes_after -O 0)
-want="InferType SimplifyInference FuseOps"
+want="InferType QnnLegalize SimplifyInference RewriteAnnotatedOps FuseOps"
 [[ $got == "$want" ]] || fail "-O 0 ran '$got', expected '$want'"
 got=$(passes_after -O 3 --disable-pass FoldConstant --disable-pass Inline)
-want="InferType RemoveUnusedFunctions SimplifyInference DeadCodeElimination InferType EliminateCommonSubexpr"
-want+=" InferType FoldScaleAxis SimplifyExpr PrecomputePrune FuseOps"
+want="InferType RemoveUnusedFunctions QnnLegalize SimplifyInference DeadCodeElimination InferType"
+want+=" EliminateCommonSubexpr"
+want+=" InferType CombineParallelConv2D CombineParallelDense CombineParallelBatchMatmul FoldScaleAxis SimplifyExpr AlterOpLayout PrecomputePrune RewriteAnnotatedOps FuseOps"
 [[ $got == "$want" ]] || fail "--disable-pass ran '$got', expected '$want'"
 
 # The module after FoldConstant no longer casts; before it, it does.

@@ -8,6 +8,7 @@
 set -uo pipefail
 kiln=$1 root=$2
 source "$(dirname "${BASH_SOURCE[0]}")/lib/expect.sh"
+source "$root/tests/realmodels/check_against_ort.sh"  # read_flags
 /usr/bin/python3 "$root/tests/realmodels/export_models.py" "$tmp" resnet18 transformer 2>/dev/null ||
   fail "export_models.py"
 /usr/bin/python3 "$root/tests/realmodels/regression_models.py" "$tmp" concat_batchnorm unsorted dynamic_quant_seg 2>/dev/null ||
@@ -31,16 +32,6 @@ run_printed() {
     fail "$(basename "$dir") $name: run: $(cat "$tmp/err")"
     return 1
   }
-}
-
-read_flags() {  # read_flags DIR FILE...: appends DIR/FILE's words to the caller's `flags`
-  local dir=$1 file words
-  shift
-  for file in "$@"; do
-    [[ -f $dir/$file ]] || continue
-    read -r -a words <"$dir/$file"
-    flags+=("${words[@]}")
-  done
 }
 
 models=0

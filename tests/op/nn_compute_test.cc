@@ -87,6 +87,26 @@ TEST(NnCompute, Conv2dDepthwise) {
   expect_conv("1, 4, 7, 7", "4, 1, 3, 3", "groups=4");                                          // unpadded
 }
 
+// int16 operands into int32 (QnnLegalize's form of qnn.conv2d) take the integer micro-kernel;
+// full-range values make the int32 sums wrap, as the reference kernel defines.
+TEST(NnCompute, Conv2dInt16IntoInt32WrapsOnEveryPath) {
+  CompareOptions o = testing::inputs_in(-32768, 32767);
+  o.rtol = o.atol = 0;
+  auto fn = [](const std::string& x, const std::string& w, const std::string& attrs) {
+    return "fn (%x: Tensor[(" + x + "), int16], %w: Tensor[(" + w + "), int16], Primitive=1) { nn.conv2d(%x, %w, " +
+           attrs + (attrs.empty() ? "" : ", ") + "out_dtype=\"int32\") }";
+  };
+  std::string source =
+      expect_compiled_matches_interpreter(fn("1, 16, 8, 8", "16, 16, 3, 3", "padding=[1, 1, 1, 1]"), o);
+  EXPECT_NE(source.find("kiln_igemm_nn_s16_"), std::string::npos) << source;
+  expect_compiled_matches_interpreter(fn("1, 8, 8, 8", "8, 8, 1, 1", ""), o);  // direct
+  expect_compiled_matches_interpreter(fn("1, 4, 9, 9", "8, 4, 3, 3", "strides=[2, 2], padding=[1, 1, 1, 1]"),
+                                      o);  // im2col
+  expect_compiled_matches_interpreter(fn("1, 8, 6, 6", "8, 1, 3, 3", "groups=8, padding=[1, 1, 1, 1]"),
+                                      o);                                        // depthwise
+  expect_compiled_matches_interpreter(fn("1, 40, 1, 1", "4, 40, 1, 1", ""), o);  // generic
+}
+
 TEST(NnCompute, Conv2dOtherDtypes) {
   expect_compiled_matches_interpreter(conv_fn("1, 3, 6, 6", "4, 3, 3, 3", "padding=[1, 1, 1, 1]", "float64"));
   expect_compiled_matches_interpreter(conv_fn("1, 3, 6, 6", "4, 3, 3, 3", "strides=[2, 2], groups=1", "int32"));
@@ -184,6 +204,21 @@ TEST(NnCompute, Matmul) {
   expect_product("nn.matmul", "3, 6", "6");
   expect_product("nn.matmul", "6", "6");
   expect_compiled_matches_interpreter(product_fn("nn.matmul", "3, 4", "4, 5", "", "int64"));
+}
+
+// int16 operands into int32 (QnnLegalize's form of qnn.matmul): the integer NN tile when b is
+// contiguous along n; full-range values make the int32 sums wrap, as the reference kernels do.
+TEST(NnCompute, IntegerProductsIntoInt32Wrap) {
+  CompareOptions o = testing::inputs_in(-32768, 32767);
+  o.rtol = o.atol = 0;
+  const std::string to_int32 = "out_dtype=\"int32\"";
+  std::string source =
+      expect_compiled_matches_interpreter(product_fn("nn.matmul", "2, 9, 40", "40, 37", to_int32, "int16"), o);
+  EXPECT_NE(source.find("kiln_igemm_nn_s16_"), std::string::npos) << source;
+  expect_compiled_matches_interpreter(product_fn("nn.matmul", "6, 5", "6, 9", "transpose_a=True, " + to_int32, "int16"),
+                                      o);
+  expect_compiled_matches_interpreter(product_fn("nn.dense", "5, 30", "7, 30", to_int32, "int16"), o);
+  expect_compiled_matches_interpreter(product_fn("nn.batch_matmul", "2, 4, 9", "2, 6, 9", to_int32, "int8"), o);
 }
 
 TEST(NnCompute, BatchMatmul) {

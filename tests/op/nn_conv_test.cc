@@ -123,6 +123,22 @@ TEST(NnConv2dKernel, ValidConvolution) {
   expect_close(out[0], {37, 47, 67, 77});
 }
 
+// Integers into int32 wrap (Relay's and ConvInteger's rule) rather than saturate: generated code
+// may then sum in int32 in any order. 3 * 32767^2 = 3221028867 is 2^32 - 1073938429.
+TEST(NnConv2dKernel, IntegersIntoInt32Wrap) {
+  const DType i16 = DType::kInt16;
+  auto out = run_op(
+      "nn.conv2d", {tensor({1, 3, 1, 1}, {32767, 32767, 32767}, i16), tensor({1, 3, 1, 1}, {32767, 32767, 32767}, i16)},
+      {{"out_dtype", "int32"}});
+  ASSERT_EQ(out[0].dtype(), DType::kInt32);
+  EXPECT_EQ(out[0].int_at(0), -1073938429);
+  // Another output dtype still saturates.
+  out = run_op("nn.conv2d",
+               {tensor({1, 3, 1, 1}, {32767, 32767, 32767}, i16), tensor({1, 3, 1, 1}, {32767, 32767, 32767}, i16)},
+               {{"out_dtype", "int64"}});
+  EXPECT_EQ(out[0].int_at(0), 3221028867);
+}
+
 TEST(NnConv2dKernel, StridedAndPadded) {
   // Padded input has a zero border; windows start at -1 and 1 on both axes.
   auto out = run_op("nn.conv2d", {tensor({1, 1, 3, 3}, kOneToNine), tensor({1, 1, 2, 2}, {1, 2, 3, 4})},

@@ -86,6 +86,19 @@ TEST(NnDenseKernel, HandWorked) {
   EXPECT_EQ(out[0].int_at(0), 0);
 }
 
+// Integers into int32 wrap (as Relay's int32 arithmetic) rather than saturate, so generated code
+// may sum in int32: 3 * 32767^2 = 3221028867 is 2^32 - 1073938429. Into int64 the sum is exact.
+TEST(NnMatmulKernel, IntegersIntoInt32Wrap) {
+  NDArray a = tensor({1, 3}, {32767, 32767, 32767}, DType::kInt16),
+          b = tensor({3, 1}, {32767, 32767, 32767}, DType::kInt16);
+  for (const char* op : {"nn.matmul", "nn.dense"}) {
+    auto out = run_op(op, {a, std::string(op) == "nn.dense" ? tensor({1, 3}, {32767, 32767, 32767}, DType::kInt16) : b},
+                      {{"out_dtype", "int32"}});
+    EXPECT_EQ(out[0].int_at(0), -1073938429) << op;
+  }
+  EXPECT_EQ(run_op("nn.matmul", {a, b}, {{"out_dtype", "int64"}})[0].int_at(0), 3221028867);
+}
+
 TEST(NnMatmulKernel, HandWorked) {
   NDArray a = tensor({2, 2}, {1, 2, 3, 4});
   NDArray b = tensor({2, 2}, {5, 6, 7, 8});

@@ -1,6 +1,7 @@
-// kiln print FILE [-O N] [--pass NAME]... [--print-after-all]: the module after type inference,
-// the named passes, and with -O N the pipeline build() runs at that level (ending in FuseOps);
-// with --print-after-all, each pass's name, time and the module after it.
+// kiln print FILE [-O N] [--pass NAME]... [--pass-option PASS.KEY=VALUE]... [--print-after-all]:
+// the module after type inference, the named passes (with the options given), and with -O N
+// the pipeline build() runs at that level (ending in FuseOps); with --print-after-all, each
+// pass's name, time and the module after it.
 #include <iostream>
 
 #include "cli.h"

@@ -14,6 +14,34 @@ namespace kiln::cli {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// A --pass-option value: true / false, an integer, or else a string.
+AttrValue option_value(const std::string& text) {
+  if (text == "true" || text == "false") return text == "true";
+  try {
+    size_t used = 0;
+    int64_t n = std::stoll(text, &used);
+    if (used == text.size()) return n;
+  } catch (const std::exception&) {
+  }
+  return text;
+}
+
+// --pass-option PASS.KEY=VALUE into ctx.options[PASS][KEY].
+void add_pass_option(PassContext& ctx, const std::string& option) {
+  size_t dot = option.find('.');
+  size_t eq = option.find('=', dot == std::string::npos ? 0 : dot);
+  if (dot == 0 || dot == std::string::npos || eq == std::string::npos || eq == dot + 1)
+    throw std::move(Error("option --pass-option needs PASS.KEY=VALUE")
+                        .expected("e.g. CombineParallelDense.to_batch=false", "'" + option + "'"));
+  std::string pass = option.substr(0, dot);
+  PassRegistry::global().get(pass);  // an unknown name is an error listing the passes
+  ctx.options[pass].set(option.substr(dot + 1, eq - dot - 1), option_value(option.substr(eq + 1)));
+}
+
+}  // namespace
+
 PassContext pass_context(const Args& args) {
   register_builtin_passes();
   PassContext ctx;
@@ -22,6 +50,7 @@ PassContext pass_context(const Args& args) {
     PassRegistry::global().get(name);  // an unknown name is an error listing the passes
     ctx.disabled_passes.insert(name);
   }
+  for (const std::string& option : args.all("--pass-option")) add_pass_option(ctx, option);
   return ctx;
 }
 

@@ -12,7 +12,8 @@
 
 namespace kiln::cli {
 
-// The pass context of the command's -O (default 3) and --disable-pass flags.
+// The pass context of the command's -O (default 3), --disable-pass and --pass-option
+// PASS.KEY=VALUE flags (VALUE true / false, an integer or a string).
 PassContext pass_context(const Args& args);
 // build() with the command's pass context and --target (only "c").
 // `stats`, when given, watches every pass (kiln compile --stats).

@@ -24,17 +24,18 @@ struct Command {
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"print",
-       {"--pass", "-O", "--shape", "--bind", "--disable-pass"},
+       {"--pass", "-O", "--shape", "--bind", "--disable-pass", "--pass-option"},
        {"--no-check", "--print-after-all"},
        kiln::cli::cmd_print,
-       "kiln print FILE [-O N] [--pass NAME]... [--disable-pass NAME]... [--print-after-all] [--shape NAME=D0,D1,...] "
-       "[--bind NAME=VALUE]... [--no-check]"},
+       "kiln print FILE [-O N] [--pass NAME]... [--disable-pass NAME]... [--pass-option PASS.KEY=VALUE]... "
+       "[--print-after-all] [--shape NAME=D0,D1,...] [--bind NAME=VALUE]... [--no-check]"},
       {"compile",
-       {"-o", "--target", "-O", "--shape", "--bind", "--disable-pass"},
+       {"-o", "--target", "-O", "--shape", "--bind", "--disable-pass", "--pass-option"},
        {"--no-check", "--verbose", "--stats"},
        kiln::cli::cmd_compile,
-       "kiln compile MODEL -o OUT.kiln [--target c] [-O 0..3] [--disable-pass NAME]... [--shape NAME=D0,D1,...] "
-       "[--bind NAME=VALUE]... [--no-check] [--verbose] [--stats]"},
+       "kiln compile MODEL -o OUT.kiln [--target c] [-O 0..3] [--disable-pass NAME]... "
+       "[--pass-option PASS.KEY=VALUE]... [--shape NAME=D0,D1,...] [--bind NAME=VALUE]... [--no-check] [--verbose] "
+       "[--stats]"},
       {"run",
        {"--engine", "--inputs", "--outputs", "--random-inputs", "--shape", "--bind", "--threads", "-O", "--target",
         "--disable-pass"},

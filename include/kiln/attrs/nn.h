@@ -32,9 +32,10 @@ struct Conv2DAttrs {
     v("groups", groups, "Number of channel groups; channels of different groups do not mix.");
     v("channels", channels, "Output channels, when given checked against the weight.");
     v("kernel_size", kernel_size, "Kernel extents, when given checked against the weight.");
-    v("data_layout", data_layout, "Layout of the data (only NCHW).");
-    v("kernel_layout", kernel_layout, "Layout of the weight.");
-    v("out_layout", out_layout, "Layout of the output; \"\" for the data's.");
+    v("data_layout", data_layout,
+      "Layout of the data: NCHW, or for nn.conv2d the blocked NCHW{x}c (kiln/attrs/layout.h).");
+    v("kernel_layout", kernel_layout, "Layout of the weight (blocked data: OIHW{x}i{y}o, depthwise OIHW1i{x}o).");
+    v("out_layout", out_layout, "Layout of the output; \"\" for the data's (blocked: NCHW{y}c).");
     v("out_dtype", out_dtype, "Dtype of the output; \"\" for the data's.");
   }
   void validate() const;

@@ -1,4 +1,4 @@
-// Attribute declarations of the data-movement ops (reshape, transpose, concatenate, one_hot,
+// Attribute declarations of the data-movement ops (reshape, transpose, concatenate, stack, one_hot,
 // unique, tfidf_vectorizer, ...); see kiln/attrs/reflect.h for the mechanism. The op files
 // (src/op/transform) derive their schemas from these, the reference kernels
 // (src/runtime/kernels/transform) and the ONNX converters build and read the same structs.
@@ -60,12 +60,34 @@ struct TransposeAttrs {
   }
 };
 
+struct LayoutTransformAttrs {
+  std::string src_layout{};
+  std::string dst_layout{};
+
+  template <class V>
+  void visit(V& v) {
+    v("src_layout", src_layout, "Layout of the data (kiln/attrs/layout.h): NCHW, NCHW8c, OIHW8i8o, ...", kRequired);
+    v("dst_layout", dst_layout, "Layout of the result: the same primal axes, blocked as wanted.", kRequired);
+  }
+  void validate() const;
+};
+
 struct ConcatenateAttrs {
   int64_t axis = 0;
 
   template <class V>
   void visit(V& v) {
     v("axis", axis, "Axis the tensors are joined along; negative counts from the end.");
+  }
+};
+
+// stack: Relay's stack(data, axis).
+struct StackAttrs {
+  int64_t axis = 0;
+
+  template <class V>
+  void visit(V& v) {
+    v("axis", axis, "Position of the new axis in the result; negative counts from the end (-1 appends).");
   }
 };
 

@@ -1,6 +1,10 @@
 // Running a compiled artifact: Artifact is the loaded folder (graph plan, kernel library,
-// parameters), immutable and shared; GraphExecutor owns the memory and the thread pool of
-// one run at a time. Several executors of one Artifact run concurrently in different threads.
+// parameters), immutable and shared; GraphExecutor owns the devices (and through them the
+// memory) and the thread pool of one run at a time. Several executors of one Artifact run
+// concurrently in different threads. A graph whose entries are on several devices
+// (device_index) gets one Device per device, each allocating the storage of its entries;
+// "__copy" nodes move data between them, and set_input / get_output copy through the device
+// of the input / output.
 //
 //   auto artifact = kiln::Artifact::load("model.kiln");
 //   kiln::GraphExecutor executor(artifact, /*num_threads=*/4);
@@ -10,10 +14,13 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "kiln/runtime/device.h"
 #include "kiln/runtime/ndarray.h"
 #include "kiln/runtime/npy.h"
 
@@ -61,13 +68,20 @@ class Artifact {
   std::vector<NDArray> params_by_entry_;  // defined for the entries that parameters fill
   std::vector<size_t> input_entries_, output_entries_;
   std::vector<TensorInfo> inputs_, outputs_;
-  std::vector<size_t> storage_bytes_;  // per storage id; 0 when only parameters use it
+  std::vector<size_t> storage_bytes_;    // per storage id; 0 when only parameters use it
+  std::vector<int64_t> storage_device_;  // per storage id: the device code of its entries
+  std::vector<int64_t> entry_device_;    // per entry: its device code
+  std::vector<int64_t> device_codes_;    // the distinct devices of the graph, ascending
 };
 
 class GraphExecutor {
  public:
+  // Makes the device of a DLDeviceType code (by default a CpuDevice for every code).
+  using DeviceFactory = std::function<std::unique_ptr<Device>(int64_t code)>;
+
   // `num_threads` counts the thread calling run(); below 1 means one per hardware thread.
-  explicit GraphExecutor(std::shared_ptr<const Artifact> artifact, int num_threads = 1);
+  explicit GraphExecutor(std::shared_ptr<const Artifact> artifact, int num_threads = 1,
+                         const DeviceFactory& make_device = {});
   ~GraphExecutor();
   GraphExecutor(const GraphExecutor&) = delete;
   GraphExecutor& operator=(const GraphExecutor&) = delete;
@@ -80,6 +94,11 @@ class GraphExecutor {
   size_t input_index(const std::string& name) const;
   size_t output_index(const std::string& name) const;
   int num_threads() const;
+  // The devices of the graph (their DLDeviceType codes) and each one's memory.
+  const std::vector<int64_t>& device_codes() const { return artifact_->device_codes_; }
+  const Device& device(int64_t code) const;
+  // The tensor an entry is bound to in its device's memory (for tests and tools).
+  const NDArray& entry_tensor(size_t entry) const { return entries_.at(entry); }
 
   // Copies `value` in; throws kiln::Error naming the input, expected and found shape or dtype.
   void set_input(const std::string& name, const NDArray& value);
@@ -103,11 +122,14 @@ class GraphExecutor {
   void bind_entries();
   void run_steps(std::vector<StepTime>* times);
   void run_step(const Artifact::Step& step, BoundStep& bound);
+  void run_copy(const Artifact::Step& step);
+  Device& device_of_entry(size_t entry) const;
   void keep_dynamic_output(size_t entry, NDArray produced, size_t k);
 
   std::shared_ptr<const Artifact> artifact_;
   std::unique_ptr<ThreadPool> pool_;
-  std::vector<NDArray> storage_;
+  std::map<int64_t, std::unique_ptr<Device>> devices_;
+  std::vector<NDArray> storage_;  // per storage id, allocated by its device
   std::vector<NDArray> entries_;  // every entry viewed in its storage (or its parameter)
   std::vector<BoundStep> bound_steps_;
   std::vector<bool> input_set_;

@@ -36,6 +36,7 @@
   F(tensor_bitwise) \
   F(transform_reshape) \
   F(transform_transpose) \
+  F(transform_layout) \
   F(transform_concat) \
   F(transform_slice) \
   F(transform_gather_scatter) \

@@ -12,6 +12,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "kiln/ir/module.h"
@@ -107,6 +108,9 @@ IRModule infer_type_pass(const IRModule& mod);
 IRModule remove_unused_functions_pass(const IRModule& mod);
 IRModule inline_pass(const IRModule& mod);
 IRModule simplify_inference_pass(const IRModule& mod);
+// Relay's qnn.transform.Legalize: qnn ops become casts, integer nn.conv2d / nn.matmul and
+// float arithmetic giving the qnn reference kernels' values bit for bit (legalize_qnn.cc).
+IRModule legalize_qnn_pass(const IRModule& mod);
 IRModule simplify_expr_pass(const IRModule& mod);
 IRModule fold_constant_pass(const IRModule& mod);
 // NNVM's PrecomputePrune: `params` are bound into @main and everything that depends on
@@ -124,5 +128,37 @@ IRModule fuse_ops_pass(const IRModule& mod, bool fuse = true);
 IRModule fold_scale_axis_pass(const IRModule& mod);
 IRModule backward_fold_scale_axis_pass(const IRModule& mod);  // without FoldConstant
 IRModule forward_fold_scale_axis_pass(const IRModule& mod);   // without FoldConstant
+// Horizontal fusion (Relay's CombineParallel*; src/transform/combine_parallel.h): groups of at
+// least min_num_branches calls on the same data become one call on joined weights, each
+// branch a part of its result. As registered passes they read the options min_num_branches
+// (default 3) and, for CombineParallelDense, to_batch (default true: one nn.batch_matmul of the
+// stacked weights; false: one nn.dense of the weights joined along the units).
+IRModule combine_parallel_conv2d_pass(const IRModule& mod, int64_t min_num_branches = 3);
+IRModule combine_parallel_dense_pass(const IRModule& mod, int64_t min_num_branches = 3, bool to_batch = true);
+IRModule combine_parallel_batch_matmul_pass(const IRModule& mod, int64_t min_num_branches = 3);
+// TVM's AlterOpLayout for x86: float32 nn.conv2d in NCHW{x}c blocks, the layout carried through
+// the ops around it, layout_transform only where it changes, then FoldConstant (the weights'
+// transforms). A function needing many transforms is left NCHW unless `force`.
+struct AlterOpLayoutOptions {
+  int vector_lanes = 0;  // float32 lanes that pick the blocks (choose_conv2d_layout); 0: this machine's
+  bool force = false;
+  bool depthwise = true;  // depthwise convolutions too
+};
+IRModule alter_op_layout_pass(const IRModule& mod, const AlterOpLayoutOptions& options = {});
+// Relay's RewriteAnnotatedOps: on_device annotations become device_copy calls wherever a
+// value is read on another device than it is made on (every unannotated value is on
+// `fallback_device`, e.g. "cpu"); the annotations go. A module without them is unchanged.
+// As a registered pass its option "fallback_device" is a name or a DLDeviceType code (1: cpu).
+IRModule rewrite_annotated_ops_pass(const IRModule& mod, const std::string& fallback_device = "cpu");
+// RewriteAnnotatedOps's fallback device under `ctx` (its option, or "cpu").
+std::string fallback_device_of(const PassContext& ctx);
+// The canonical name of a device ("gpu" and "2" -> "cuda"); throws for an unknown name.
+std::string canonical_device_name(const std::string& name);
+
+// PlanDevices: the device of every value of `fn` (its parameters and the nodes of its body,
+// nested functions aside), from the device_copy calls RewriteAnnotatedOps left, as device
+// names; a value no copy constrains is on `fallback_device`.
+using DeviceMap = std::unordered_map<const ExprNode*, std::string>;
+DeviceMap plan_devices(const FunctionNode& fn, const std::string& fallback_device = "cpu");
 
 }  // namespace kiln

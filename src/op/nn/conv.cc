@@ -14,6 +14,8 @@
 //   buffer inside the output's loops, then multiplied as in "direct".
 // Depthwise convolutions (one input channel per group) are direct loops vectorised along the
 // output row; other dtypes use a plain reduction that converts like the reference kernel.
+// Integer operands with an int32 output sum in wrapping int32 as the reference kernel defines
+// (int16 ones take the integer micro-kernel: QnnLegalize's form of qnn.conv2d).
 //
 // The same paths serve qnn.conv2d (src/op/qnn/conv2d.cc), whose operands are int16 tensors
 // already shifted by their zero points and whose int32 accumulator is exact (wrapping like the
@@ -76,6 +78,8 @@ void check_weight_attrs(const A& attrs, int64_t out_channels, const TensorTypeNo
 }
 
 Type conv2d_relation(const std::vector<Type>& args, const Conv2DAttrs& attrs) {
+  if (auto blocks = conv2d_blocks(attrs.data_layout, attrs.kernel_layout, attrs.out_layout))
+    return nn::blocked_conv2d_relation(args, attrs, *blocks);
   ConvArgs a = conv_args(args, attrs);
   const Shape& x = a.data.shape;
   const Shape& w = a.weight.shape;
@@ -216,8 +220,10 @@ Conv2dShape conv2d_shape(const ComputeInput& call, const Conv2DAttrs& attrs, con
   s.icg = s.ic / s.groups;
   s.ocg = s.oc / s.groups;
   s.dtype = operands.dtype.value_or(x.dtype);
-  s.acc = operands.acc.value_or(nn::accumulate_dtype(s.dtype));
   s.out_dtype = out.dtype;
+  // Integers into int32 wrap in the reference kernel: an int32 sum in any order is exact.
+  const bool wrapping = is_int(s.dtype) && s.out_dtype == DType::kInt32;
+  s.acc = operands.acc.value_or(wrapping ? DType::kInt32 : nn::accumulate_dtype(s.dtype));
   return s;
 }
 
@@ -289,14 +295,6 @@ std::string data_name(const std::string& base) { return base + "_data"; }
 PrimExpr product(const Conv2dShape& s, const PrimExpr& a, const PrimExpr& b) {
   if (s.acc == s.dtype) return a * b;
   return tir::cast(s.acc, a) * tir::cast(s.acc, b);
-}
-
-// The call of kiln_igemm_nn_s16_<mr>x<nr>: the NN tile's contract on int16 operands and int32 C.
-tir::Stmt igemm_nn_call(const nn::NNTileCall& t) {
-  check(nn::has_nn_tile(t.mr, t.nr), "no integer NN micro-kernel tile ", t.mr, "x", t.nr);
-  std::vector<PrimExpr> args = {t.k, t.taps_h, t.taps_w, t.a,    t.a_row, t.a_k,   t.a_th, t.a_tw,
-                                t.b, t.b_k,    t.b_th,   t.b_tw, t.c,     t.c_row, t.n};
-  return tir::Evaluate{tir::extern_call(cat("kiln_igemm_nn_s16_", t.mr, "x", t.nr), std::move(args))};
 }
 
 // The data channel read by output channel `oc` for its in-group channel `icg`.
@@ -379,7 +377,7 @@ te::TensorIntrin conv_tile_intrin(const Conv2dShape& s, const ConvPlan& plan, co
         t.b_k = PrimExpr(b.stride(3));
       }
     }
-    return s.integer_tiles() ? igemm_nn_call(t) : nn::sgemm_nn_call(t);
+    return s.integer_tiles() ? nn::igemm_nn_call(t) : nn::sgemm_nn_call(t);
   };
   return te::TensorIntrin{cat("conv_tile_", plan.mr, "x", plan.nr), desc, emit};
 }
@@ -461,6 +459,8 @@ te::Tensor conv2d_tensor(const ComputeInput& call, const Conv2DAttrs& attrs, con
 }
 
 std::vector<te::Tensor> conv2d_compute(const ComputeInput& call, const Conv2DAttrs& attrs) {
+  if (auto blocks = conv2d_blocks(attrs.data_layout, attrs.kernel_layout, attrs.out_layout))
+    return {nn::blocked_conv2d_compute(call, attrs, *blocks)};
   return {conv2d_tensor(call, attrs, call.args.at(0), call.args.at(1), {})};
 }
 
@@ -669,7 +669,11 @@ void conv2d_schedule_with(const ScheduleInput& in, const Conv2DAttrs& attrs, con
   }
 }
 
-void conv2d_schedule(const ScheduleInput& in, const Conv2DAttrs& attrs) { conv2d_schedule_with(in, attrs, {}); }
+void conv2d_schedule(const ScheduleInput& in, const Conv2DAttrs& attrs) {
+  if (auto blocks = conv2d_blocks(attrs.data_layout, attrs.kernel_layout, attrs.out_layout))
+    return nn::blocked_conv2d_schedule(in, attrs, *blocks);
+  conv2d_schedule_with(in, attrs, {});
+}
 
 }  // namespace
 
@@ -692,7 +696,9 @@ void conv2d_operands_schedule(const ScheduleInput& in, const Conv2DAttrs& attrs,
 
 void register_nn_conv_ops(OpRegistry& registry) {
   OpDef& conv2d = registry.add("nn.conv2d")
-                      .describe("2-D convolution of NCHW data with OIHW weights (grouped, strided, dilated, padded).")
+                      .describe(
+                          "2-D convolution of NCHW data with OIHW weights (grouped, strided, dilated, padded), or of "
+                          "blocked NCHW{x}c data with OIHW{x}i{y}o weights into NCHW{y}c (groups=1).")
                       .arg("data")
                       .arg("weight")
                       .attrs<Conv2DAttrs>()

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "kiln/attrs/layout.h"
 #include "kiln/attrs/nn.h"
 #include "kiln/op/strategy.h"
 #include "kiln/te/tensor.h"
@@ -29,5 +30,11 @@ te::Tensor conv2d_operands_compute(const ComputeInput& call, const Conv2DAttrs& 
 // Its schedule; operand stages named by conv_operand_name are inlined into the data's copy,
 // or computed once at root when the micro-kernel reads them.
 void conv2d_operands_schedule(const ScheduleInput& in, const Conv2DAttrs& attrs, const ConvOperandTypes& types);
+
+// nn.conv2d in the blocked layouts `blocks` (conv2d_blocks of its attributes; src/op/nn/conv2d_nchwc.cc):
+// the type relation, the compute (innermost loop over the output channel block) and its schedule.
+Type blocked_conv2d_relation(const std::vector<Type>& args, const Conv2DAttrs& attrs, const ConvLayoutChoice& blocks);
+te::Tensor blocked_conv2d_compute(const ComputeInput& call, const Conv2DAttrs& attrs, const ConvLayoutChoice& blocks);
+void blocked_conv2d_schedule(const ScheduleInput& in, const Conv2DAttrs& attrs, const ConvLayoutChoice& blocks);
 
 }  // namespace kiln::nn

@@ -5,7 +5,9 @@
 // kiln/runtime/microkernels.h: the NT tile (dot products) when both operands are contiguous
 // along k (nn.dense, transposed b), the NN tile (a broadcast times rows of b) when b is
 // contiguous along n. When element-wise ops follow, the product is computed block by block
-// inside their loops. Other dtypes and vector operands are plain reductions.
+// inside their loops. Other dtypes and vector operands are plain reductions. Integer operands
+// into int32 sum in wrapping int32, as the reference kernels define; int16 ones (QnnLegalize's
+// form of qnn.matmul) take the integer NN tile kiln_igemm_nn_s16_* when b is contiguous along n.
 #include "kiln/attrs/nn.h"
 #include "op/nn/nn_compute.h"
 #include "op/nn/window_attrs.h"
@@ -128,8 +130,12 @@ struct Product {
   int64_t m = 1, n = 1, k = 1;
   Operand a, b;  // a: (M, K) rows, b: (N, K) rows, as stored or transposed
   DType dtype = DType::kFloat32, out_dtype = DType::kFloat32;
+  DType acc = DType::kFloat32;  // what products are summed in
 
   bool has_m() const { return !a.vector; }
+  bool float_tiles() const { return dtype == DType::kFloat32 && out_dtype == DType::kFloat32; }
+  // int16 operands into an int32 accumulator: the integer micro-kernel's contract.
+  bool integer_tiles() const { return dtype == DType::kInt16 && out_dtype == DType::kInt32; }
   bool has_n() const { return !b.vector; }
 };
 
@@ -162,6 +168,8 @@ Product product_of(const ComputeInput& call) {
   const TensorTypeNode& out = expect_tensor(call.out_type, "output");
   p.dtype = call.args.at(0).dtype();
   p.out_dtype = out.dtype;
+  // Integers into int32 wrap in the reference kernels: an int32 sum in any order is exact.
+  p.acc = is_int(p.dtype) && p.out_dtype == DType::kInt32 ? DType::kInt32 : nn::accumulate_dtype(p.dtype);
   return p;
 }
 
@@ -220,8 +228,8 @@ struct ProductPlan {
 ProductPlan plan_product(const Product& p) {
   ProductPlan plan;
   plan.np = p.n;
-  if (p.dtype != DType::kFloat32 || p.out_dtype != DType::kFloat32 || !p.has_m() || !p.has_n()) return plan;
-  if (!p.a.rows_are_k && !p.b.rows_are_k) {
+  if (!(p.float_tiles() || p.integer_tiles()) || !p.has_m() || !p.has_n()) return plan;
+  if (p.float_tiles() && !p.a.rows_are_k && !p.b.rows_are_k) {
     plan.kernel = ProductKernel::kNT;
     if (p.m % 4 == 0 && p.n % 4 == 0) {
       plan.mr = plan.nr = 4;
@@ -261,14 +269,19 @@ te::Tensor product_core(const Product& p, const te::Tensor& a, const te::Tensor&
   const size_t batch_rank = shape.size() - 2;
   return te::compute(shape, name, [&](const te::Indices& i) {
     std::vector<PrimExpr> batch(i.begin(), i.begin() + static_cast<std::ptrdiff_t>(batch_rank));
-    return te::sum(
-        a(operand_indices(oa, batch, i[batch_rank], k)) * b(operand_indices(ob, batch, i[batch_rank + 1], k)), {k});
+    PrimExpr x = a(operand_indices(oa, batch, i[batch_rank], k)),
+             y = b(operand_indices(ob, batch, i[batch_rank + 1], k));
+    if (p.acc != p.dtype) {
+      x = tir::cast(p.acc, x);
+      y = tir::cast(p.acc, y);
+    }
+    return te::sum(x * y, {k});
   });
 }
 
 te::TensorIntrin product_tile_intrin(const Product& p, const ProductPlan& plan) {
-  te::Tensor a_tile = te::placeholder(p.a.t.shape(), DType::kFloat32, "A_tile");
-  te::Tensor b_tile = te::placeholder(p.b.t.shape(), DType::kFloat32, "B_tile");
+  te::Tensor a_tile = te::placeholder(p.a.t.shape(), p.dtype, "A_tile");
+  te::Tensor b_tile = te::placeholder(p.b.t.shape(), p.dtype, "B_tile");
   std::vector<int64_t> shape(p.batch.size(), 1);
   shape.push_back(plan.mr);
   shape.push_back(plan.nr);
@@ -276,8 +289,9 @@ te::TensorIntrin product_tile_intrin(const Product& p, const ProductPlan& plan) 
   const bool a_rows_are_k = p.a.rows_are_k;
   const size_t a_row = p.a.row_axis(), b_row = p.b.row_axis();
   const int64_t k = p.k, n = p.n;
-  auto emit = [plan, a_rows_are_k, a_row, b_row, k, n](const std::vector<te::BufferSlice>& in,
-                                                       const te::BufferSlice& out) -> tir::Stmt {
+  const bool integer = p.integer_tiles();
+  auto emit = [plan, a_rows_are_k, a_row, b_row, k, n, integer](const std::vector<te::BufferSlice>& in,
+                                                                const te::BufferSlice& out) -> tir::Stmt {
     const te::BufferSlice& a = in.at(0);
     const te::BufferSlice& b = in.at(1);
     const size_t c_row = out.buffer->shape.size() - 2;
@@ -300,14 +314,14 @@ te::TensorIntrin product_tile_intrin(const Product& p, const ProductPlan& plan) 
     t.c_row = PrimExpr(out.stride(c_row));
     // Columns past n are not read: the last tile of b may end early.
     t.n = tir::min(PrimExpr(plan.nr), PrimExpr(n) - b.origin[b_row + 1]);
-    return nn::sgemm_nn_call(t);
+    return integer ? nn::igemm_nn_call(t) : nn::sgemm_nn_call(t);
   };
   return te::TensorIntrin{cat("product_tile_", plan.mr, "x", plan.nr), desc, emit};
 }
 
 // Any dtype, vectors too: a plain reduction in the reference kernels' arithmetic.
 te::Tensor product_generic(const Product& p, const std::vector<int64_t>& out_shape, const std::string& name) {
-  const DType acc = nn::accumulate_dtype(p.dtype);
+  const DType acc = p.acc;
   te::IterVar k = te::reduce_axis(p.k, "k");
   const size_t batch_rank = p.batch.size();
   te::Tensor sum = te::compute(out_shape, name + (acc == p.out_dtype ? "" : "_acc"), [&](const te::Indices& i) {

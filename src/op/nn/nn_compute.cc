@@ -51,6 +51,13 @@ tir::Stmt sgemm_nn_call(const NNTileCall& t) {
   return tir::Evaluate{tir::extern_call(cat("kiln_sgemm_nn_f32_", t.mr, "x", t.nr), std::move(args))};
 }
 
+tir::Stmt igemm_nn_call(const NNTileCall& t) {
+  check(has_nn_tile(t.mr, t.nr), "no integer NN micro-kernel tile ", t.mr, "x", t.nr);
+  std::vector<PrimExpr> args = {t.k, t.taps_h, t.taps_w, t.a,    t.a_row, t.a_k,   t.a_th, t.a_tw,
+                                t.b, t.b_k,    t.b_th,   t.b_tw, t.c,     t.c_row, t.n};
+  return tir::Evaluate{tir::extern_call(cat("kiln_igemm_nn_s16_", t.mr, "x", t.nr), std::move(args))};
+}
+
 tir::Stmt sgemm_nt_call(int64_t mr, int64_t nr, PrimExpr k, PrimExpr a, PrimExpr lda, PrimExpr b, PrimExpr ldb,
                         PrimExpr c, PrimExpr ldc) {
   check(has_nt_tile(mr, nr), "no NT micro-kernel tile ", mr, "x", nr);

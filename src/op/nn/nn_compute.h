@@ -29,6 +29,8 @@ struct NNTileCall {
   tir::PrimExpr c, c_row, n;
 };
 tir::Stmt sgemm_nn_call(const NNTileCall& t);
+// The same contract on int16 operands and an int32 C whose sums wrap: kiln_igemm_nn_s16_<mr>x<nr>.
+tir::Stmt igemm_nn_call(const NNTileCall& t);
 // The call of kiln_sgemm_nt_f32_<mr>x<nr>: c[i*ldc + j] += sum_p a[i*lda + p] * b[j*ldb + p].
 tir::Stmt sgemm_nt_call(int64_t mr, int64_t nr, tir::PrimExpr k, tir::PrimExpr a, tir::PrimExpr lda, tir::PrimExpr b,
                         tir::PrimExpr ldb, tir::PrimExpr c, tir::PrimExpr ldc);

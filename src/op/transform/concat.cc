@@ -1,4 +1,4 @@
-// Ops: concatenate, split.
+// Ops: concatenate, stack, split.
 #include "kiln/attrs/transform.h"
 #include "kiln/op/strategy.h"
 #include "op/compute_util.h"
@@ -52,6 +52,32 @@ Type concatenate_relation(const std::vector<Type>& args, const ConcatenateAttrs&
     }
   }
   return tensor_type(std::move(out), first.dtype);
+}
+
+// Every field has the shape of the first (unknown dims take a known extent of another field);
+// the result has a new dim of one entry per field at `axis`.
+Type stack_relation(const std::vector<Type>& args, const StackAttrs& attrs) {
+  const TupleTypeNode& tuple = tuple_argument(args);
+  const TensorTypeNode& first = expect_tensor(tuple.fields[0], field_name(0));
+  Shape shape = first.shape;
+  for (size_t i = 1; i < tuple.fields.size(); ++i) {
+    const TensorTypeNode& field = expect_tensor(tuple.fields[i], field_name(i));
+    if (field.dtype != first.dtype)
+      throw std::move(Error(cat(field_name(i), " has another dtype than field 0"))
+                          .expected(std::string(dtype_name(first.dtype)), std::string(dtype_name(field.dtype))));
+    bool same = field.ndim() == first.ndim();
+    for (size_t d = 0; same && d < shape.size(); ++d) {
+      int64_t extent = field.shape[d];
+      same = shape[d] == kAnyDim || extent == kAnyDim || extent == shape[d];
+      if (shape[d] == kAnyDim) shape[d] = extent;
+    }
+    if (!same)
+      throw std::move(Error(cat(field_name(i), " does not have the shape of the fields before it"))
+                          .expected(shape_str(shape), shape_str(field.shape)));
+  }
+  int64_t axis = normalize_axis(attrs.axis, first.ndim() + 1, "stack axis");
+  shape.insert(shape.begin() + axis, static_cast<int64_t>(tuple.fields.size()));
+  return tensor_type(std::move(shape), first.dtype);
 }
 
 // Extents of the pieces that split cuts dim `extent` into; SplitAttrs::validate() has checked
@@ -112,6 +138,21 @@ std::vector<te::Tensor> concatenate_compute(const ComputeInput& call, const Conc
   })};
 }
 
+// Output element i comes from field i[axis] at i without that axis: a chain of selects on
+// i[axis], as concatenate's.
+std::vector<te::Tensor> stack_compute(const ComputeInput& call, const StackAttrs& attrs) {
+  const TensorTypeNode& out = expect_tensor(call.out_type, "result");
+  const auto axis = static_cast<size_t>(normalize_axis(attrs.axis, out.ndim()));
+  return {te::compute(out.shape, call.name, [&](const te::Indices& i) {
+    std::vector<tir::PrimExpr> field_index = index_exprs(i);
+    field_index.erase(field_index.begin() + static_cast<std::ptrdiff_t>(axis));
+    tir::PrimExpr value = call.args[0](field_index);
+    for (size_t k = 1; k < call.args.size(); ++k)
+      value = tir::select(tir::lt(i[axis], tir::int_imm(static_cast<int64_t>(k))), value, call.args[k](field_index));
+    return value;
+  })};
+}
+
 // Piece k reads the data from the sum of the earlier pieces' extents on along the axis.
 std::vector<te::Tensor> split_compute(const ComputeInput& call, const SplitAttrs& attrs) {
   const te::Tensor data = call.args[0];
@@ -138,6 +179,15 @@ void register_transform_concat_ops(OpRegistry& registry) {
                            .set_relation<ConcatenateAttrs>(concatenate_relation)
                            .set_pattern(OpPattern::kInjective);
   set_compute<ConcatenateAttrs>(concatenate, concatenate_compute);
+
+  OpDef& stack =
+      registry.add("stack")
+          .describe("Joins the tensors of a tuple, all of one shape, along a new axis at 'axis' (numpy.stack).")
+          .arg("data")
+          .attrs<StackAttrs>()
+          .set_relation<StackAttrs>(stack_relation)
+          .set_pattern(OpPattern::kInjective);
+  set_compute<StackAttrs>(stack, stack_compute);
 
   OpDef& split =
       registry.add("split")

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "kiln/attrs/dtype_attr.h"
+#include "kiln/attrs/layout.h"
 #include "kiln/attrs/window.h"
 #include "kiln/runtime/dtype.h"
 #include "kiln/support/strings.h"
@@ -29,6 +30,13 @@ void check_ngram_counts(const std::vector<int64_t>& counts, size_t pool_size) {
 void ReshapeAttrs::validate() const {
   if (allowzero != 0 && allowzero != 1)
     throw std::move(Error("attribute 'allowzero' must be 0 or 1").expected("0 or 1", cat(allowzero)));
+}
+
+void LayoutTransformAttrs::validate() const {
+  const Layout src = Layout::parse(src_layout), dst = Layout::parse(dst_layout);
+  if (!src.convertible_to(dst))
+    throw std::move(Error(cat("attributes 'src_layout' and 'dst_layout' must have the same primal axes"))
+                        .expected(src_layout, dst_layout));
 }
 
 void ExpandDimsAttrs::validate() const {

@@ -2,9 +2,11 @@
 // Direct convolutions over NCHW planes. The innermost loop runs along an output (or, for
 // the transpose, input) row, over the part of the row that the kernel tap keeps inside
 // the tensor, so there are no bounds tests per element.
+#include "kiln/attrs/layout.h"
 #include "kiln/attrs/nn.h"
 #include "runtime/kernels/nn/compute_view.h"
 #include "runtime/kernels/nn/window_nd.h"
+#include "runtime/kernels/transform/layout_copy.h"
 
 namespace kiln {
 
@@ -111,11 +113,32 @@ void conv2d_transpose(const C* x, const C* w, C* y, const ConvGeometry& g) {
   }
 }
 
+// An integer tensor's values modulo 2^64 (unsigned arithmetic wraps where int64 would overflow).
+std::vector<uint64_t> wrapping_values(const NDArray& t) {
+  std::vector<int64_t> v = t.to_ints();
+  return {v.begin(), v.end()};
+}
+
+// nn.conv2d of integers into int32: the exact sum modulo 2^32, as int32 arithmetic in any
+// order gives it (Relay's out_dtype="int32" and ONNX ConvInteger wrap), so generated code may
+// accumulate in int32 (the integer micro-kernel); qnn.conv2d's legal form relies on it.
+void conv2d_int32_kernel(const NDArray& data, const NDArray& weight, NDArray& out, const ConvGeometry& g) {
+  const std::vector<uint64_t> x = wrapping_values(data), w = wrapping_values(weight);
+  std::vector<uint64_t> y(static_cast<size_t>(out.numel()));
+  conv2d(x.data(), w.data(), y.data(), g);
+  int32_t* dst = out.data<int32_t>();
+  for (size_t i = 0; i < y.size(); ++i) dst[i] = static_cast<int32_t>(static_cast<uint32_t>(y[i]));
+}
+
 template <bool kTranspose, class A>
 void conv_kernel(const A& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
   const NDArray& data = inputs[0];
   const NDArray& weight = inputs[1];
   ConvGeometry g = conv_geometry(attrs, data.shape(), weight.shape(), outputs[0].shape());
+  if (!kTranspose && is_int(data.dtype()) && outputs[0].dtype() == DType::kInt32) {
+    conv2d_int32_kernel(data, weight, outputs[0], g);
+    return;
+  }
   dispatch_compute(data.dtype(), [&](auto tag) {
     using C = decltype(tag);
     ConstView<C> x(data), w(weight);
@@ -126,6 +149,32 @@ void conv_kernel(const A& attrs, std::span<const NDArray> inputs, std::span<NDAr
       conv2d(x.data(), w.data(), y.data(), g);
     y.commit();
   });
+}
+
+// `array` (in layout `from`) copied into a new tensor in layout `to`.
+NDArray relaid(const NDArray& array, const Layout& from, const Layout& to) {
+  NDArray out = NDArray::empty(from.convert_shape(array.shape(), to), array.dtype());
+  copy_between_layouts(array, from, out, to);
+  return out;
+}
+
+// Blocked layouts (NCHW8c data, OIHW8i8o weights) are converted to NCHW / OIHW around the
+// plain convolution: the reference kernel is the oracle, not the fast path.
+void conv2d_kernel(const Conv2DAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+  const std::optional<ConvLayoutChoice> blocks =
+      conv2d_blocks(attrs.data_layout, attrs.kernel_layout, attrs.out_layout);
+  if (!blocks) return conv_kernel<false>(attrs, inputs, outputs);
+  const Layout nchw = Layout::parse("NCHW"), oihw = Layout::parse("OIHW");
+  const Layout out_layout = Layout::parse(blocks->out_layout());
+  const NDArray plain_inputs[] = {relaid(inputs[0], Layout::parse(attrs.data_layout), nchw),
+                                  relaid(inputs[1], Layout::parse(attrs.kernel_layout), oihw)};
+  NDArray plain_out[] = {NDArray::empty(out_layout.convert_shape(outputs[0].shape(), nchw), outputs[0].dtype())};
+  Conv2DAttrs plain = attrs;
+  plain.data_layout = "NCHW";
+  plain.kernel_layout = "OIHW";
+  plain.out_layout = "";
+  conv_kernel<false>(plain, plain_inputs, plain_out);
+  copy_between_layouts(plain_out[0], nchw, outputs[0], out_layout);
 }
 
 // The 3-D convolutions, written for any number of spatial axes: plain loops over output
@@ -216,7 +265,7 @@ void conv_nd_kernel(const A& attrs, std::span<const NDArray> inputs, std::span<N
 }  // namespace
 
 void register_nn_conv_kernels(KernelRegistry& registry) {
-  registry.add<Conv2DAttrs>("nn.conv2d", conv_kernel<false, Conv2DAttrs>);
+  registry.add<Conv2DAttrs>("nn.conv2d", conv2d_kernel);
   registry.add<Conv2DTransposeAttrs>("nn.conv2d_transpose", conv_kernel<true, Conv2DTransposeAttrs>);
   registry.add<Conv3DAttrs>("nn.conv3d", conv_nd_kernel<false, Conv3DAttrs>);
   registry.add<Conv3DTransposeAttrs>("nn.conv3d_transpose", conv_nd_kernel<true, Conv3DTransposeAttrs>);

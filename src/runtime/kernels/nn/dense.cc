@@ -63,7 +63,21 @@ void batched_matmul(const C* a, const C* b, C* out, const MatmulGeometry& g) {
   }
 }
 
+// Integers into int32: the exact sum modulo 2^32 (unsigned 64-bit arithmetic wraps where int64
+// would overflow), as int32 arithmetic in any order gives it, so generated code may sum in int32.
+void run_int32_matmul(const NDArray& a, const NDArray& b, NDArray& out, const MatmulGeometry& g) {
+  std::vector<int64_t> ai = a.to_ints(), bi = b.to_ints();
+  std::vector<uint64_t> au(ai.begin(), ai.end()), bu(bi.begin(), bi.end()), ou(static_cast<size_t>(out.numel()));
+  batched_matmul(au.data(), bu.data(), ou.data(), g);
+  int32_t* dst = out.data<int32_t>();
+  for (size_t i = 0; i < ou.size(); ++i) dst[i] = static_cast<int32_t>(static_cast<uint32_t>(ou[i]));
+}
+
 void run_matmul(const NDArray& a, const NDArray& b, NDArray& out, const MatmulGeometry& g) {
+  if (is_int(a.dtype()) && out.dtype() == DType::kInt32) {
+    run_int32_matmul(a, b, out, g);
+    return;
+  }
   dispatch_compute(a.dtype(), [&](auto tag) {
     using C = decltype(tag);
     ConstView<C> av(a), bv(b);

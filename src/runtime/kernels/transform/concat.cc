@@ -1,4 +1,4 @@
-// Reference kernels: concatenate, split. Seen as [outer, axis * inner] matrices, each piece
+// Reference kernels: concatenate, stack, split. Seen as [outer, axis * inner] matrices, each piece
 // is a column block: per outer index, one contiguous row of bytes per piece.
 #include <cstring>
 
@@ -54,6 +54,36 @@ void concatenate_kernel(const ConcatenateAttrs& attrs, std::span<const NDArray> 
   }
 }
 
+// The fields are the pieces of the output seen as [outer, count * inner]: per outer index,
+// one row of `inner` elements per field, in order.
+void stack_kernel(const StackAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+  expect_arity("stack", inputs, -1, outputs, 1);
+  NDArray& out = outputs[0];
+  const auto axis = static_cast<size_t>(checked_axis("stack", attrs.axis, out.ndim()));
+  Shape field_shape = out.shape();
+  field_shape.erase(field_shape.begin() + static_cast<std::ptrdiff_t>(axis));
+  if (static_cast<int64_t>(inputs.size()) != out.shape()[axis])
+    throw std::move(Error("the fields do not fill the new axis")
+                        .op("stack")
+                        .expected(cat(out.shape()[axis], " fields"), cat(inputs.size())));
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].shape() != field_shape || inputs[i].dtype() != out.dtype())
+      throw std::move(Error(cat("field ", i, " does not have the shape of the result without axis ", axis))
+                          .op("stack")
+                          .expected(shape_str(field_shape), shape_str(inputs[i].shape())));
+  const size_t row_bytes =
+      static_cast<size_t>(product(field_shape, axis, field_shape.size())) * dtype_bytes(out.dtype());
+  const int64_t outer = product(field_shape, 0, axis);
+  auto* dst = static_cast<std::byte*>(out.raw());
+  if (row_bytes == 0) return;
+  for (int64_t o = 0; o < outer; ++o) {
+    for (const NDArray& in : inputs) {
+      std::memcpy(dst, static_cast<const std::byte*>(in.raw()) + static_cast<size_t>(o) * row_bytes, row_bytes);
+      dst += row_bytes;
+    }
+  }
+}
+
 // The pieces arrive allocated with their extents, so only the axis matters here.
 void split_kernel(const SplitAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
   expect_arity("split", inputs, 1, outputs, -1);
@@ -77,6 +107,7 @@ void split_kernel(const SplitAttrs& attrs, std::span<const NDArray> inputs, std:
 
 void register_transform_concat_kernels(KernelRegistry& registry) {
   registry.add<ConcatenateAttrs>("concatenate", concatenate_kernel);
+  registry.add<StackAttrs>("stack", stack_kernel);
   registry.add<SplitAttrs>("split", split_kernel);
 }
 

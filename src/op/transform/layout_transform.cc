@@ -1,0 +1,80 @@
+// Ops: layout_transform (TVM's): the same tensor laid out in another layout, e.g. NCHW data as
+// NCHW8c blocks for a blocked convolution, or OIHW weights as OIHW8i8o. Layouts are parsed by
+// kiln/attrs/layout.h.
+#include "kiln/attrs/layout.h"
+#include "kiln/attrs/transform.h"
+#include "kiln/op/strategy.h"
+#include "op/compute_util.h"
+#include "op/op_util.h"
+
+namespace kiln {
+
+namespace {
+
+Type layout_transform_relation(const std::vector<Type>& args, const LayoutTransformAttrs& attrs) {
+  const TensorTypeNode& data = arg_tensor(args, 0, "data");
+  const Layout src = Layout::parse(attrs.src_layout), dst = Layout::parse(attrs.dst_layout);
+  if (data.shape.size() != src.ndim())
+    throw std::move(Error(cat("argument 'data' ", shape_str(data.shape), " does not have the rank of src_layout '",
+                              attrs.src_layout, "'"))
+                        .expected(cat("rank ", src.ndim()), cat(data.shape.size())));
+  for (const Layout::Axis& axis : src.axes())
+    if (!axis.primal()) {
+      const int64_t extent = data.shape[*src.position(axis.name)];
+      if (extent >= 0 && extent != axis.factor)
+        throw std::move(Error(cat("axis '", axis.name, "' of argument 'data' ", shape_str(data.shape),
+                                  " must be the block of src_layout '", attrs.src_layout, "'"))
+                            .expected(cat(axis.factor), cat(extent)));
+    }
+  return tensor_type(src.convert_shape(data.shape, dst), data.dtype);
+}
+
+std::vector<te::Tensor> layout_transform_compute(const ComputeInput& call, const LayoutTransformAttrs& attrs) {
+  const te::Tensor x = call.args.at(0);
+  const Layout src = Layout::parse(attrs.src_layout), dst = Layout::parse(attrs.dst_layout);
+  return {te::compute(expect_tensor(call.out_type, "result").shape, call.name, [&](const te::Indices& i) {
+    std::vector<tir::PrimExpr> index(i.begin(), i.end());
+    return x(source_index(
+        src, dst, index, [](const tir::PrimExpr& a, int64_t b) { return tir::floordiv(a, b); },
+        [](const tir::PrimExpr& a, int64_t b) { return tir::floormod(a, b); }));
+  })};
+}
+
+// Rows of the innermost axis: the outer axes fused and run in parallel, the innermost (the
+// block, or W) vectorised. The default injective schedule fuses every axis and then divides the
+// flat index back into the blocked one per element, which costs more than the copy.
+void layout_transform_schedule(const ScheduleInput& in) {
+  constexpr int64_t kMinParallelElements = 1 << 14;
+  for (const te::Tensor& out : in.outputs) {
+    te::Stage& stage = in.schedule[out];
+    if (stage.attach() != te::Stage::Attach::kRoot || stage.op()->reduce) continue;
+    const std::vector<te::IterVar> leaves = stage.leaf_iter_vars();
+    if (leaves.size() < 2 || leaves.back()->extent < 4) {
+      schedule_injective_stage(stage, in.target);
+      continue;
+    }
+    te::IterVar rows = leaves[0];
+    for (size_t i = 1; i + 1 < leaves.size(); ++i) rows = stage.fuse(rows, leaves[i]);
+    stage.vectorize(leaves.back());
+    int64_t elements = 1;
+    for (int64_t d : out.shape()) elements *= d;
+    if (elements >= kMinParallelElements) stage.parallel(rows);
+  }
+}
+
+}  // namespace
+
+void register_transform_layout_ops(OpRegistry& registry) {
+  OpDef& def = registry.add("layout_transform")
+                   .describe(
+                       "The data laid out in dst_layout instead of src_layout (NCHW <-> NCHW8c, OIHW -> "
+                       "OIHW8i8o): the same elements, blocked and ordered differently.")
+                   .arg("data")
+                   .attrs<LayoutTransformAttrs>()
+                   .set_relation<LayoutTransformAttrs>(layout_transform_relation)
+                   .set_pattern(OpPattern::kInjective);
+  set_compute<LayoutTransformAttrs>(def, layout_transform_compute);
+  set_schedule(def, layout_transform_schedule);
+}
+
+}  // namespace kiln

@@ -1,0 +1,263 @@
+// AlterOpLayout: float32 nn.conv2d (groups=1, or depthwise) moves to TVM's blocked layout
+// NCHW{x}c with OIHW{x}i{y}o weights (OIHW1i{x}o for depthwise), the blocks from
+// choose_conv2d_layout (kiln/attrs/layout.h: the vector width when the channels divide by it),
+// and the blocked layout flows on through the ops whose result does not depend on it:
+//   one-argument element-wise ops (nn.relu, clip, sigmoid, ...),
+//   broadcasting binary ops whose other operand is a scalar, a per-channel (C,1,1) / (1,C,1,1)
+//     tensor (layout_transformed to (C/x,1,1,x); FoldConstant folds it when constant) or a
+//     tensor of the same NCHW shape (layout_transformed too: the residual add),
+//   nn.bias_add (an add of the bias laid out as (C/x,1,1,x)),
+//   concatenate along the channels when every input's channel count divides by the block.
+// Every other consumer reads the value through one layout_transform back to NCHW, made once
+// per value, so a transform appears only where the layout changes; a layout_transform that
+// undoes the one it reads is dropped. The weight transforms are calls on constants, which
+// the FoldConstant after this pass evaluates at build time.
+//
+// Cost rule: each boundary is a full copy of an activation, and a graph whose blocked convs
+// keep meeting ops that need NCHW (convolutions whose channels the block does not divide,
+// grouped ones) pays more in copies than the blocked convs save. A function is rewritten only
+// when it has at most max(2, blocked convs / 4) activation transforms; the option force=1
+// rewrites it anyway, and depthwise=0 keeps depthwise convolutions NCHW.
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <unordered_map>
+
+#include "kiln/attrs/layout.h"
+#include "kiln/attrs/nn.h"
+#include "kiln/attrs/transform.h"
+#include "kiln/ir/op.h"
+#include "kiln/ir/type_infer.h"
+#include "kiln/ir/visit.h"
+#include "kiln/transform/pass.h"
+
+namespace kiln {
+
+namespace {
+
+const TensorTypeNode* tensor_of(const Expr& e) { return e->checked_type() ? as_tensor(e->checked_type()) : nullptr; }
+
+bool is_static(const TensorTypeNode& t) {
+  return std::all_of(t.shape.begin(), t.shape.end(), [](int64_t d) { return d >= 0; });
+}
+
+const CallNode* op_call(const Expr& e) {
+  const auto* call = as<CallNode>(e);
+  return call && call->op() ? call : nullptr;
+}
+
+Expr layout_transform(const Expr& data, const std::string& src, const std::string& dst) {
+  LayoutTransformAttrs attrs;
+  attrs.src_layout = src;
+  attrs.dst_layout = dst;
+  return call_op("layout_transform", {data}, attrs);
+}
+
+class LayoutAlterer : public ExprRewriter {
+ public:
+  LayoutAlterer(int vector_lanes, bool depthwise) : lanes_(vector_lanes), depthwise_(depthwise) {}
+  int64_t blocked_convs = 0;
+
+ protected:
+  Expr post(const Expr& original, const Expr& rebuilt) override {
+    const CallNode* call = op_call(original);
+    if (!call) return rebuilt;
+    const std::string& name = call->op()->name;
+    Expr altered;
+    if (name == "nn.conv2d")
+      altered = conv2d(original, *call);
+    else if (name == "layout_transform")
+      altered = cancelled_transform(*call);
+    else if (name == "nn.bias_add")
+      altered = bias_add(original, *call);
+    else if (name == "concatenate")
+      altered = concatenate(original, *call);
+    else if (call->op()->pattern == OpPattern::kElemwise && call->args.size() == 1)
+      altered = unary(original, *call);
+    else if (call->op()->pattern <= OpPattern::kBroadcast && call->args.size() == 2 && call->op()->attr_specs.empty())
+      altered = binary(original, *call);  // no attributes: nothing names an axis (nn.prelu does)
+    return altered ? altered : rebuilt;
+  }
+
+ private:
+  struct Blocked {
+    Expr expr;
+    int64_t block;
+  };
+
+  const Blocked* blocked(const Expr& original) const {
+    auto it = blocked_.find(original.get());
+    return it == blocked_.end() ? nullptr : &it->second;
+  }
+
+  // The blocked value stands for `original`; the rewritten graph reads it in NCHW through one
+  // layout_transform, which stays only if some consumer is not layout-aware.
+  Expr record(const Expr& original, Expr value, int64_t block) {
+    Expr nchw = layout_transform(value, Layout::nchw(block), "NCHW");
+    blocked_[original.get()] = {std::move(value), block};
+    return nchw;
+  }
+
+  // The value of `original` (an NCHW tensor) in NCHW{block}c, made once per value and block.
+  Expr in_block(const Expr& original, int64_t block) {
+    const Blocked* b = blocked(original);
+    if (b && b->block == block) return b->expr;
+    auto key = std::make_pair(original.get(), block);
+    if (auto it = conversions_.find(key); it != conversions_.end()) return it->second;
+    Expr converted = b ? layout_transform(b->expr, Layout::nchw(b->block), Layout::nchw(block))
+                       : layout_transform(rewritten(original), "NCHW", Layout::nchw(block));
+    return conversions_[key] = converted;
+  }
+
+  Expr conv2d(const Expr& original, const CallNode& call) {
+    const auto attrs = attrs_from<Conv2DAttrs>(call.attrs, "nn.conv2d");
+    const TensorTypeNode* data = tensor_of(call.args[0]);
+    const TensorTypeNode* weight = tensor_of(call.args[1]);
+    const bool plain = attrs.data_layout == "NCHW" && attrs.kernel_layout == "OIHW" &&
+                       (attrs.out_layout.empty() || attrs.out_layout == "NCHW") &&
+                       (attrs.out_dtype.empty() || attrs.out_dtype == "float32");
+    if (!plain || !data || !weight || data->dtype != DType::kFloat32 || !is_static(*data) || !is_static(*weight))
+      return nullptr;
+    const ConvLayoutChoice choice = choose_conv2d_layout(lanes_, data->shape[1], weight->shape[0], attrs.groups);
+    if (!choice.blocked() || (choice.depthwise && !depthwise_)) return nullptr;
+    // The call's attributes as written, with the layouts replaced (IR text stays as short).
+    Attrs blocked_attrs = call.attrs;
+    blocked_attrs.set("data_layout", AttrValue(choice.data_layout()));
+    blocked_attrs.set("kernel_layout", AttrValue(choice.kernel_layout()));
+    blocked_attrs.set("out_layout", AttrValue(choice.out_layout()));
+    ++blocked_convs;
+    Expr conv = call_op("nn.conv2d",
+                        {in_block(call.args[0], choice.in_block),
+                         layout_transform(rewritten(call.args[1]), "OIHW", choice.kernel_layout())},
+                        blocked_attrs);
+    return record(original, conv, choice.out_block);
+  }
+
+  // layout_transform(layout_transform(x, A, B), B, A) is x; NCHW -> NCHW{x}c of a value
+  // already blocked is that value.
+  Expr cancelled_transform(const CallNode& call) {
+    const auto attrs = attrs_from<LayoutTransformAttrs>(call.attrs, "layout_transform");
+    if (const CallNode* inner = op_call(call.args[0]); inner && inner->op()->name == "layout_transform") {
+      const auto inner_attrs = attrs_from<LayoutTransformAttrs>(inner->attrs, "layout_transform");
+      if (inner_attrs.src_layout == attrs.dst_layout && inner_attrs.dst_layout == attrs.src_layout)
+        return rewritten(inner->args[0]);
+    }
+    const TensorTypeNode* data = tensor_of(call.args[0]);
+    if (attrs.src_layout != "NCHW" || !data || data->ndim() != 4) return nullptr;
+    const Layout dst = Layout::parse(attrs.dst_layout);
+    if (attrs.dst_layout != Layout::nchw(dst.block_of('C')) || dst.block_of('C') <= 1) return nullptr;
+    return blocked(call.args[0]) ? in_block(call.args[0], dst.block_of('C')) : nullptr;
+  }
+
+  Expr unary(const Expr& original, const CallNode& call) {
+    const Blocked* b = blocked(call.args[0]);
+    const TensorTypeNode* in = tensor_of(call.args[0]);
+    const TensorTypeNode* out = tensor_of(original);
+    if (!b || !in || !out || out->shape != in->shape) return nullptr;
+    return record(original, make_call(call.callee, {b->expr}, call.attrs), b->block);
+  }
+
+  // `other` (broadcast against an NCHW tensor of shape `shape`) laid out to broadcast against
+  // its NCHW{block}c form, or nullptr when it cannot be.
+  Expr broadcast_operand(const Expr& other, const Shape& shape, int64_t block) {
+    const TensorTypeNode* t = tensor_of(other);
+    if (!t || !is_static(*t)) return nullptr;
+    if (t->shape == shape) return in_block(other, block);
+    const int64_t ones = std::count(t->shape.begin(), t->shape.end(), int64_t{1});
+    if (ones == t->ndim()) return rewritten(other);
+    const int64_t channels = shape[1];
+    if (t->ndim() == 3 && t->shape == Shape{channels, 1, 1})
+      return layout_transform(rewritten(other), "CHW", cat("CHW", block, "c"));
+    if (t->ndim() == 4 && t->shape == Shape{1, channels, 1, 1})
+      return layout_transform(rewritten(other), "NCHW", Layout::nchw(block));
+    return nullptr;
+  }
+
+  Expr binary(const Expr& original, const CallNode& call) {
+    const TensorTypeNode* out = tensor_of(original);
+    if (!out || out->ndim() != 4) return nullptr;
+    for (size_t side = 0; side < 2; ++side) {
+      const Blocked* b = blocked(call.args[side]);
+      const TensorTypeNode* t = tensor_of(call.args[side]);
+      if (!b || !t || t->shape != out->shape) continue;
+      const int64_t block = b->block;
+      Expr blocked_side = b->expr;
+      Expr other = broadcast_operand(call.args[1 - side], out->shape, block);
+      if (!other) return nullptr;
+      std::vector<Expr> args(2);
+      args[side] = blocked_side;
+      args[1 - side] = other;
+      return record(original, make_call(call.callee, std::move(args), call.attrs), block);
+    }
+    return nullptr;
+  }
+
+  Expr bias_add(const Expr& original, const CallNode& call) {
+    const Blocked* b = blocked(call.args[0]);
+    const TensorTypeNode* data = tensor_of(call.args[0]);
+    const TensorTypeNode* bias = tensor_of(call.args[1]);
+    const auto attrs = attrs_from<BiasAddAttrs>(call.attrs, "nn.bias_add");
+    if (!b || !data || !bias || data->ndim() != 4 || bias->ndim() != 1 || (attrs.axis != 1 && attrs.axis != -3))
+      return nullptr;
+    const int64_t block = b->block;
+    Expr bias_chw = call_op("expand_dims", {rewritten(call.args[1])}, ExpandDimsAttrs{.axis = 1, .num_newaxis = 2});
+    Expr bias_blocked = layout_transform(bias_chw, "CHW", cat("CHW", block, "c"));
+    return record(original, call_op("add", {b->expr, bias_blocked}), block);
+  }
+
+  Expr concatenate(const Expr& original, const CallNode& call) {
+    const auto attrs = attrs_from<ConcatenateAttrs>(call.attrs, "concatenate");
+    const auto* tuple = as<TupleNode>(call.args[0]);
+    const TensorTypeNode* out = tensor_of(original);
+    if (!tuple || !out || out->ndim() != 4 || (attrs.axis != 1 && attrs.axis != -3)) return nullptr;
+    int64_t block = 0;
+    for (const Expr& field : tuple->fields)
+      if (const Blocked* b = blocked(field); b && !block) block = b->block;
+    if (!block) return nullptr;
+    std::vector<Expr> fields;
+    for (const Expr& field : tuple->fields) {
+      const TensorTypeNode* t = tensor_of(field);
+      if (!t || t->ndim() != 4 || t->shape[1] < 0 || t->shape[1] % block != 0) return nullptr;
+      fields.push_back(in_block(field, block));
+    }
+    ConcatenateAttrs blocked_attrs;
+    blocked_attrs.axis = 1;
+    return record(original, call_op("concatenate", {make_tuple(std::move(fields))}, blocked_attrs), block);
+  }
+
+  int lanes_;
+  bool depthwise_;
+  std::unordered_map<const ExprNode*, Blocked> blocked_;
+  std::map<std::pair<const ExprNode*, int64_t>, Expr> conversions_;
+};
+
+// The layout_transforms of activations (NCHW <-> NCHW{x}c of more than one position) in `root`.
+int64_t activation_transforms(const Expr& root) {
+  int64_t count = 0;
+  post_order_visit(root, [&](const Expr& e) {
+    const CallNode* call = op_call(e);
+    if (!call || call->op()->name != "layout_transform") return;
+    const auto attrs = attrs_from<LayoutTransformAttrs>(call->attrs, "layout_transform");
+    const TensorTypeNode* data = tensor_of(call->args[0]);
+    const bool nchw = attrs.src_layout.starts_with("NCHW") && attrs.dst_layout.starts_with("NCHW");
+    if (nchw && data && data->ndim() >= 4 && data->shape[2] * data->shape[3] != 1) ++count;
+  });
+  return count;
+}
+
+}  // namespace
+
+IRModule alter_op_layout_pass(const IRModule& mod, const AlterOpLayoutOptions& options) {
+  const int lanes = options.vector_lanes > 0 ? options.vector_lanes : host_vector_lanes();
+  IRModule out = map_functions(infer_types(mod), [&](const Function& fn) {
+    LayoutAlterer alterer(lanes, options.depthwise);
+    Function altered = as_function(alterer.rewrite(fn));
+    if (options.force || alterer.blocked_convs == 0) return altered;
+    infer_untyped_nodes(altered);
+    const int64_t boundaries = activation_transforms(altered);
+    return boundaries <= std::max<int64_t>(2, alterer.blocked_convs / 4) ? altered : fn;
+  });
+  return fold_constant_pass(infer_types(out));
+}
+
+}  // namespace kiln

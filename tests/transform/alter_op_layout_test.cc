@@ -1,0 +1,415 @@
+// AlterOpLayout: golden before/after IR for the shapes of graph it must handle (a conv chain
+// with one transform in and one out, a pool that needs NCHW back, a residual add, a channel
+// concatenation, convolutions it must leave alone, the cost rule), and a property test:
+// random small conv modules give the interpreter's results before and after.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kiln/interp/interpreter.h"
+#include "kiln/ir/printer.h"
+#include "kiln/ir/type_infer.h"
+#include "transform/pass_test_util.h"
+
+namespace kiln::testing {
+namespace {
+
+IRModule altered(const std::string& before, int lanes, bool force = true) {
+  AlterOpLayoutOptions options;
+  options.vector_lanes = lanes;
+  options.force = force;
+  options.depthwise = true;
+  return alter_op_layout_pass(parse_module(before), options);
+}
+
+void expect_altered(const std::string& before, const std::string& after, int lanes = 8, bool force = true) {
+  IRModule got = altered(before, lanes, force);
+  IRModule want = infer_types(parse_module(after));
+  EXPECT_TRUE(structural_equal(got, want)) << "got:\n" << print_module(got) << "\nwant:\n" << print_module(want);
+}
+
+const char* const kL8 = R"(data_layout="NCHW8c", kernel_layout="OIHW8i8o", out_layout="NCHW8c")";
+
+std::string lt(const std::string& x, const std::string& src, const std::string& dst) {
+  return "layout_transform(" + x + ", src_layout=\"" + src + "\", dst_layout=\"" + dst + "\")";
+}
+
+TEST(AlterOpLayout, ConvReluConvTransformsOnlyAtTheBoundaries) {
+  const std::string before = R"(
+def @main(%x: Tensor[(1, 16, 8, 8), float32], %w1: Tensor[(32, 16, 3, 3), float32], %w2: Tensor[(16, 32, 1, 1), float32]) {
+  %0 = nn.conv2d(%x, %w1, padding=[1, 1]);
+  %1 = nn.relu(%0);
+  %2 = nn.conv2d(%1, %w2);
+  nn.relu(%2)
+})";
+  expect_altered(before, R"(
+def @main(%x: Tensor[(1, 16, 8, 8), float32], %w1: Tensor[(32, 16, 3, 3), float32], %w2: Tensor[(16, 32, 1, 1), float32]) {
+  %0 = )" + lt("%x", "NCHW", "NCHW8c") +
+                             R"(;
+  %1 = )" + lt("%w1", "OIHW", "OIHW8i8o") +
+                             R"(;
+  %2 = nn.conv2d(%0, %1, padding=[1, 1], )" +
+                             kL8 + R"();
+  %3 = nn.relu(%2);
+  %4 = )" + lt("%w2", "OIHW", "OIHW8i8o") +
+                             R"(;
+  %5 = nn.conv2d(%3, %4, )" + kL8 +
+                             R"();
+  %6 = nn.relu(%5);
+  )" + lt("%6", "NCHW8c", "NCHW") +
+                             R"(
+})");
+  // With 16 lanes the blocks are 16 wide where the channels divide.
+  expect_altered(before,
+                 R"(
+def @main(%x: Tensor[(1, 16, 8, 8), float32], %w1: Tensor[(32, 16, 3, 3), float32], %w2: Tensor[(16, 32, 1, 1), float32]) {
+  %0 = )" + lt("%x", "NCHW", "NCHW16c") +
+                     R"(;
+  %1 = )" + lt("%w1", "OIHW", "OIHW16i16o") +
+                     R"(;
+  %2 = nn.conv2d(%0, %1, padding=[1, 1], data_layout="NCHW16c", kernel_layout="OIHW16i16o", out_layout="NCHW16c");
+  %3 = nn.relu(%2);
+  %4 = )" + lt("%w2", "OIHW", "OIHW16i16o") +
+                     R"(;
+  %5 = nn.conv2d(%3, %4, data_layout="NCHW16c", kernel_layout="OIHW16i16o", out_layout="NCHW16c");
+  %6 = nn.relu(%5);
+  )" + lt("%6", "NCHW16c", "NCHW") +
+                     R"(
+})",
+                 16);
+}
+
+TEST(AlterOpLayout, PoolGetsNchwBackAndBiasBecomesABlockedAdd) {
+  expect_altered(R"(
+def @main(%x: Tensor[(1, 8, 8, 8), float32], %w: Tensor[(16, 8, 3, 3), float32], %b: Tensor[(16), float32]) {
+  %0 = nn.conv2d(%x, %w, padding=[1, 1]);
+  %1 = nn.bias_add(%0, %b);
+  nn.max_pool2d(%1, pool_size=[2, 2], strides=[2, 2])
+})",
+                 R"(
+def @main(%x: Tensor[(1, 8, 8, 8), float32], %w: Tensor[(16, 8, 3, 3), float32], %b: Tensor[(16), float32]) {
+  %0 = )" + lt("%x", "NCHW", "NCHW8c") +
+                     R"(;
+  %1 = )" + lt("%w", "OIHW", "OIHW8i8o") +
+                     R"(;
+  %2 = nn.conv2d(%0, %1, padding=[1, 1], )" +
+                     kL8 + R"();
+  %3 = expand_dims(%b, axis=1, num_newaxis=2);
+  %4 = )" + lt("%3", "CHW", "CHW8c") +
+                     R"(;
+  %5 = add(%2, %4);
+  %6 = )" + lt("%5", "NCHW8c", "NCHW") +
+                     R"(;
+  nn.max_pool2d(%6, pool_size=[2, 2], strides=[2, 2])
+})");
+}
+
+TEST(AlterOpLayout, ResidualAddAndPerChannelScaleStayBlocked) {
+  // The block input feeds the first conv and the residual add: one transform serves both.
+  expect_altered(R"(
+def @main(%x: Tensor[(1, 8, 6, 6), float32], %w1: Tensor[(8, 8, 3, 3), float32], %w2: Tensor[(8, 8, 3, 3), float32], %s: Tensor[(8, 1, 1), float32]) {
+  %0 = nn.conv2d(%x, %w1, padding=[1, 1]);
+  %1 = multiply(%0, %s);
+  %2 = nn.relu(%1);
+  %3 = nn.conv2d(%2, %w2, padding=[1, 1]);
+  %4 = add(%3, %x);
+  nn.relu(%4)
+})",
+                 R"(
+def @main(%x: Tensor[(1, 8, 6, 6), float32], %w1: Tensor[(8, 8, 3, 3), float32], %w2: Tensor[(8, 8, 3, 3), float32], %s: Tensor[(8, 1, 1), float32]) {
+  %0 = )" + lt("%x", "NCHW", "NCHW8c") +
+                     R"(;
+  %1 = )" + lt("%w1", "OIHW", "OIHW8i8o") +
+                     R"(;
+  %2 = nn.conv2d(%0, %1, padding=[1, 1], )" +
+                     kL8 + R"();
+  %3 = )" + lt("%s", "CHW", "CHW8c") +
+                     R"(;
+  %4 = multiply(%2, %3);
+  %5 = nn.relu(%4);
+  %6 = )" + lt("%w2", "OIHW", "OIHW8i8o") +
+                     R"(;
+  %7 = nn.conv2d(%5, %6, padding=[1, 1], )" +
+                     kL8 + R"();
+  %8 = add(%7, %0);
+  %9 = nn.relu(%8);
+  )" + lt("%9", "NCHW8c", "NCHW") +
+                     R"(
+})");
+}
+
+TEST(AlterOpLayout, ConcatenateAlongChannelsStaysBlocked) {
+  expect_altered(R"(
+def @main(%x: Tensor[(1, 8, 4, 4), float32], %w1: Tensor[(8, 8, 1, 1), float32], %w2: Tensor[(16, 8, 3, 3), float32], %w3: Tensor[(8, 24, 1, 1), float32]) {
+  %0 = nn.conv2d(%x, %w1);
+  %1 = nn.conv2d(%x, %w2, padding=[1, 1]);
+  %2 = (%0, %1);
+  %3 = concatenate(%2, axis=1);
+  nn.conv2d(%3, %w3)
+})",
+                 R"(
+def @main(%x: Tensor[(1, 8, 4, 4), float32], %w1: Tensor[(8, 8, 1, 1), float32], %w2: Tensor[(16, 8, 3, 3), float32], %w3: Tensor[(8, 24, 1, 1), float32]) {
+  %0 = )" + lt("%x", "NCHW", "NCHW8c") +
+                     R"(;
+  %1 = )" + lt("%w1", "OIHW", "OIHW8i8o") +
+                     R"(;
+  %2 = nn.conv2d(%0, %1, )" +
+                     kL8 + R"();
+  %3 = )" + lt("%w2", "OIHW", "OIHW8i8o") +
+                     R"(;
+  %4 = nn.conv2d(%0, %3, padding=[1, 1], )" +
+                     kL8 + R"();
+  %5 = (%2, %4);
+  %6 = concatenate(%5, axis=1);
+  %7 = )" + lt("%w3", "OIHW", "OIHW8i8o") +
+                     R"(;
+  %8 = nn.conv2d(%6, %7, )" +
+                     kL8 + R"();
+  )" + lt("%8", "NCHW8c", "NCHW") +
+                     R"(
+})");
+}
+
+TEST(AlterOpLayout, LeavesIneligibleConvolutionsAlone) {
+  // 3 input channels (no block divides them), a grouped (not depthwise) conv, float64, a
+  // dynamic batch: nothing changes.
+  for (const char* text : {
+           R"(def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(16, 3, 3, 3), float32]) {
+  nn.conv2d(%x, %w, padding=[1, 1]) })",
+           R"(def @main(%x: Tensor[(1, 16, 8, 8), float32], %w: Tensor[(16, 8, 3, 3), float32]) {
+  nn.conv2d(%x, %w, padding=[1, 1], groups=2) })",
+           R"(def @main(%x: Tensor[(1, 16, 8, 8), float64], %w: Tensor[(16, 16, 3, 3), float64]) {
+  nn.conv2d(%x, %w) })",
+           R"(def @main(%x: Tensor[(?, 16, 8, 8), float32], %w: Tensor[(16, 16, 3, 3), float32]) {
+  nn.conv2d(%x, %w) })",
+       }) {
+    SCOPED_TRACE(text);
+    expect_altered(text, text);
+  }
+}
+
+TEST(AlterOpLayout, DepthwiseConvsGoBlockedWithOneInputChannelPerGroup) {
+  expect_altered(R"(
+def @main(%x: Tensor[(1, 16, 8, 8), float32], %w1: Tensor[(16, 1, 3, 3), float32], %w2: Tensor[(8, 16, 1, 1), float32]) {
+  %0 = nn.conv2d(%x, %w1, padding=[1, 1], groups=16);
+  %1 = clip(%0, a_min=0f, a_max=6f);
+  nn.conv2d(%1, %w2)
+})",
+                 R"(
+def @main(%x: Tensor[(1, 16, 8, 8), float32], %w1: Tensor[(16, 1, 3, 3), float32], %w2: Tensor[(8, 16, 1, 1), float32]) {
+  %0 = )" + lt("%x", "NCHW", "NCHW8c") +
+                     R"(;
+  %1 = )" + lt("%w1", "OIHW", "OIHW1i8o") +
+                     R"(;
+  %2 = nn.conv2d(%0, %1, padding=[1, 1], groups=16, data_layout="NCHW8c", kernel_layout="OIHW1i8o", out_layout="NCHW8c");
+  %3 = clip(%2, a_min=0f, a_max=6f);
+  %4 = )" + lt("%w2", "OIHW", "OIHW8i8o") +
+                     R"(;
+  %5 = nn.conv2d(%3, %4, )" +
+                     kL8 + R"();
+  )" + lt("%5", "NCHW8c", "NCHW") +
+                     R"(
+})");
+}
+
+TEST(AlterOpLayout, DepthwiseCanBeKeptNchw) {
+  const char* text = R"(def @main(%x: Tensor[(1, 16, 8, 8), float32], %w: Tensor[(16, 1, 3, 3), float32]) {
+  nn.conv2d(%x, %w, padding=[1, 1], groups=16) })";
+  IRModule got = alter_op_layout_pass(parse_module(text), {.vector_lanes = 8, .force = true, .depthwise = false});
+  IRModule want = infer_types(parse_module(text));
+  EXPECT_TRUE(structural_equal(got, want)) << print_module(got);
+}
+
+TEST(AlterOpLayout, OpsWithAxisAttributesGetNchwBack) {
+  // nn.prelu broadcasts its alpha along attribute 'axis': it reads the conv in NCHW.
+  expect_altered(R"(
+def @main(%x: Tensor[(1, 8, 4, 4), float32], %w: Tensor[(8, 8, 1, 1), float32], %a: Tensor[(8), float32]) {
+  %0 = nn.conv2d(%x, %w);
+  nn.prelu(%0, %a)
+})",
+                 R"(
+def @main(%x: Tensor[(1, 8, 4, 4), float32], %w: Tensor[(8, 8, 1, 1), float32], %a: Tensor[(8), float32]) {
+  %0 = )" + lt("%x", "NCHW", "NCHW8c") +
+                     R"(;
+  %1 = )" + lt("%w", "OIHW", "OIHW8i8o") +
+                     R"(;
+  %2 = nn.conv2d(%0, %1, )" +
+                     kL8 + R"();
+  %3 = )" + lt("%2", "NCHW8c", "NCHW") +
+                     R"(;
+  nn.prelu(%3, %a)
+})");
+}
+
+TEST(AlterOpLayout, CancelsTransformPairsThatUndoEachOther) {
+  expect_altered(R"(
+def @main(%x: Tensor[(1, 16, 4, 4), float32]) {
+  %0 = )" + lt("%x", "NCHW", "NCHW8c") +
+                     R"(;
+  %1 = )" + lt("%0", "NCHW8c", "NCHW") +
+                     R"(;
+  nn.relu(%1)
+})",
+                 R"(
+def @main(%x: Tensor[(1, 16, 4, 4), float32]) {
+  nn.relu(%x)
+})");
+}
+
+// A conv, then a chain of ops that each need NCHW (softmax along the channels): every conv
+// would cost two transforms, so without `force` the function stays NCHW.
+TEST(AlterOpLayout, CostRuleKeepsNchwWhenBoundariesDominate) {
+  const std::string before = R"(
+def @main(%x: Tensor[(1, 8, 4, 4), float32], %w1: Tensor[(8, 8, 1, 1), float32], %w2: Tensor[(8, 8, 1, 1), float32]) {
+  %0 = nn.conv2d(%x, %w1);
+  %1 = nn.softmax(%0, axis=1);
+  %2 = nn.conv2d(%1, %w2);
+  nn.softmax(%2, axis=1)
+})";
+  expect_altered(before, before, 8, /*force=*/false);
+  IRModule forced = altered(before, 8, /*force=*/true);
+  EXPECT_NE(print_module(forced).find("NCHW8c"), std::string::npos);
+  // The chain of the first test has two boundaries for two convs: rewritten without force.
+  EXPECT_NE(print_module(altered(R"(
+def @main(%x: Tensor[(1, 16, 8, 8), float32], %w1: Tensor[(32, 16, 3, 3), float32]) {
+  %0 = nn.conv2d(%x, %w1, padding=[1, 1]);
+  nn.relu(%0)
+})",
+                                 8, false))
+                .find("NCHW8c"),
+            std::string::npos);
+}
+
+// ----- property: random conv modules compute the same values before and after -----
+
+class ConvModuleGenerator {
+ public:
+  explicit ConvModuleGenerator(unsigned seed) : gen_(seed) {}
+
+  // IR text of a random chain over a (1, C, H, W) input; params and their arrays in `args`.
+  std::string make(std::vector<Value>* args) {
+    channels_ = pick({8, 16});
+    h_ = pick({5, 6, 8});
+    add_param("%x", {1, channels_, h_, h_}, args);
+    std::string cur = "%x", block_input = "%x";
+    int64_t block_channels = channels_, block_h = h_;
+    const int steps = 3 + static_cast<int>(gen_() % 5);
+    for (int i = 0; i < steps; ++i) {
+      switch (gen_() % 9) {
+        case 0:
+        case 1: cur = conv(cur, args); break;
+        case 2: cur = let("nn.relu(" + cur + ")"); break;
+        case 3: {
+          std::string b = add_param(param_name("b"), {channels_}, args);
+          cur = let("nn.bias_add(" + cur + ", " + b + ")");
+          break;
+        }
+        case 4: {
+          std::string s = add_param(param_name("s"), {channels_, 1, 1}, args);
+          cur = let("multiply(" + cur + ", " + s + ")");
+          break;
+        }
+        case 5:
+          if (block_channels == channels_ && block_h == h_ && block_input != cur)
+            cur = let("add(" + cur + ", " + block_input + ")");
+          break;
+        case 6: cur = let("clip(" + cur + ", a_min=-0.5f, a_max=2f)"); break;
+        case 7: {
+          const int64_t c = channels_;
+          std::string other = conv(cur, args, /*same_size=*/true);
+          cur = let("concatenate((" + cur + ", " + other + "), axis=1)");
+          channels_ += c;
+          break;
+        }
+        default:
+          cur = let("nn.max_pool2d(" + cur + ", pool_size=[2, 2], strides=[2, 2], padding=[1, 1])");
+          h_ = h_ / 2 + 1;
+          break;
+      }
+      if (gen_() % 3 == 0) {
+        block_input = cur;
+        block_channels = channels_;
+        block_h = h_;
+      }
+    }
+    cur = conv(cur, args);
+    std::string text = "def @main(" + params_ + ") {\n" + body_ + "  " + cur + "\n}";
+    return text;
+  }
+
+ private:
+  int64_t pick(std::initializer_list<int64_t> options) {
+    return *(options.begin() + static_cast<std::ptrdiff_t>(gen_() % options.size()));
+  }
+  std::string param_name(const std::string& base) { return "%" + base + std::to_string(counter_++); }
+  std::string let(const std::string& value) {
+    std::string name = "%" + std::to_string(lets_++);
+    body_ += "  " + name + " = " + value + ";\n";
+    return name;
+  }
+  std::string add_param(const std::string& name, const Shape& shape, std::vector<Value>* args) {
+    if (!params_.empty()) params_ += ", ";
+    std::string dims;
+    for (int64_t d : shape) dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+    params_ += name + ": Tensor[(" + dims + "), float32]";
+    std::uniform_real_distribution<float> dist(-1, 1);
+    std::vector<float> v(static_cast<size_t>(num_elements(shape)));
+    for (float& f : v) f = dist(gen_);
+    args->push_back(Value(NDArray::from_vector(shape, v)));
+    return name;
+  }
+  std::string conv(const std::string& data, std::vector<Value>* args, bool same_size = false) {
+    if (gen_() % 4 == 0) return depthwise(data, args, same_size);
+    const int64_t out = pick({8, 16, 24, 3});
+    const int64_t k = pick({1, 3});
+    const int64_t stride = same_size ? 1 : pick({1, 1, 2});
+    std::string w = add_param(param_name("w"), {out, channels_, k, k}, args);
+    std::string attrs = k == 3 ? ", padding=[1, 1]" : "";
+    if (stride == 2) attrs += ", strides=[2, 2]";
+    h_ = (h_ + (k == 3 ? 2 : 0) - k) / stride + 1;
+    channels_ = out;
+    return let("nn.conv2d(" + data + ", " + w + attrs + ")");
+  }
+
+  std::string depthwise(const std::string& data, std::vector<Value>* args, bool same_size) {
+    const int64_t stride = same_size ? 1 : pick({1, 2});
+    std::string w = add_param(param_name("w"), {channels_, 1, 3, 3}, args);
+    h_ = (h_ - 1) / stride + 1;
+    return let("nn.conv2d(" + data + ", " + w + ", padding=[1, 1], strides=[" + std::to_string(stride) + ", " +
+               std::to_string(stride) + "], groups=" + std::to_string(channels_) + ")");
+  }
+
+  std::mt19937 gen_;
+  int64_t channels_ = 8, h_ = 8;
+  int counter_ = 0, lets_ = 0;
+  std::string params_, body_;
+};
+
+TEST(AlterOpLayoutProperty, RandomConvModulesGiveTheSameValues) {
+  int rewritten = 0;
+  for (unsigned seed = 0; seed < 40; ++seed) {
+    ConvModuleGenerator g(seed);
+    std::vector<Value> args;
+    const std::string text = g.make(&args);
+    SCOPED_TRACE("seed " + std::to_string(seed) + ":\n" + text);
+    IRModule before = infer_types(parse_module(text));
+    for (int lanes : {8, 16}) {
+      IRModule after = alter_op_layout_pass(before, {.vector_lanes = lanes, .force = true, .depthwise = true});
+      rewritten += print_module(after).find("layout_transform") != std::string::npos;
+      std::vector<NDArray> want = interpret(before, "main", args).flatten();
+      std::vector<NDArray> got = interpret(after, "main", args).flatten();
+      ASSERT_EQ(want.size(), got.size());
+      for (size_t o = 0; o < want.size(); ++o) {
+        ASSERT_EQ(want[o].shape(), got[o].shape());
+        for (int64_t i = 0; i < want[o].numel(); ++i)
+          ASSERT_NEAR(got[o].at(i), want[o].at(i), 1e-4 + 1e-4 * std::abs(want[o].at(i))) << "lanes " << lanes;
+      }
+    }
+  }
+  EXPECT_GE(rewritten, 30);  // otherwise the property says little
+}
+
+}  // namespace
+}  // namespace kiln::testing
