@@ -10,6 +10,7 @@ packages=(
   nlohmann-json3-dev zlib1g-dev
   python3-numpy python3-onnx python3-torch python3-torchvision
   nodejs
+  mlir-16-tools
 )
 
 missing=()
