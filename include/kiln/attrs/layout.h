@@ -46,28 +46,44 @@ class Layout {
   std::vector<Axis> axes_;
 };
 
-// For every output element index (in `dst`, shape `dst_shape`) the element of the `src`
-// tensor (shape `src_shape`) it copies: full primal index = outer * block + inner, then split
-// again by the source's blocks. Written over any index type so that the reference kernel
-// (int64_t) and the compute (tir expressions) share it.
+// Where each source axis's index comes from in a destination index: the destination axis of
+// its primal (and, when the destination blocks it, the position of the block axis), and the
+// source's block of it. Computed once per pair of layouts.
+struct SourceAxis {
+  size_t outer = 0;       // destination position of the primal axis
+  size_t inner = 0;       // destination position of its block axis (when dst_block > 1)
+  int64_t dst_block = 1;  // the destination's block of this primal (1: not blocked)
+  int64_t src_block = 1;  // the source's block of it (1: not blocked)
+  bool primal = true;     // this source axis is the primal one, not its block
+
+  // This source axis's index for the destination index `dst_index` (any index type).
+  template <class Index, class Div, class Mod>
+  Index from(const std::vector<Index>& dst_index, Div div, Mod mod) const {
+    Index full = dst_index[outer];
+    if (dst_block > 1) full = full * dst_block + dst_index[inner];
+    if (src_block <= 1) return full;
+    return primal ? div(full, src_block) : mod(full, src_block);
+  }
+};
+std::vector<SourceAxis> source_axes(const Layout& src, const Layout& dst);
+
+// For every output element index (in `dst`) the element of the `src` tensor it copies: full
+// primal index = outer * block + inner, then split again by the source's blocks. Written over
+// any index type so that the reference kernel (int64_t) and the compute (tir expressions)
+// share it.
+template <class Index, class Div, class Mod>
+std::vector<Index> source_index(const std::vector<SourceAxis>& axes, const std::vector<Index>& dst_index, Div div,
+                                Mod mod) {
+  std::vector<Index> out;
+  out.reserve(axes.size());
+  for (const SourceAxis& a : axes) out.push_back(a.from(dst_index, div, mod));
+  return out;
+}
+
 template <class Index, class Div, class Mod>
 std::vector<Index> source_index(const Layout& src, const Layout& dst, const std::vector<Index>& dst_index, Div div,
                                 Mod mod) {
-  std::vector<Index> out(src.ndim());
-  for (size_t i = 0; i < src.ndim(); ++i) {
-    const Layout::Axis& axis = src.axes()[i];
-    const char primal = static_cast<char>(axis.primal() ? axis.name : axis.name - 'a' + 'A');
-    const size_t outer = *dst.position(primal);
-    const int64_t dst_block = dst.block_of(primal);
-    Index full = dst_index[outer];
-    if (dst_block > 1) full = full * dst_block + dst_index[*dst.position(static_cast<char>(primal - 'A' + 'a'))];
-    const int64_t src_block = src.block_of(primal);
-    if (src_block <= 1)
-      out[i] = full;
-    else
-      out[i] = axis.primal() ? div(full, src_block) : mod(full, src_block);
-  }
-  return out;
+  return source_index(source_axes(src, dst), dst_index, div, mod);
 }
 
 // The blocked layouts AlterOpLayout gives a float32 nn.conv2d, and that its compute assumes:

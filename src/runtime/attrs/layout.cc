@@ -65,6 +65,21 @@ int64_t Layout::block_of(char primal) const {
   return sub ? axes_[*sub].factor : 1;
 }
 
+std::vector<SourceAxis> source_axes(const Layout& src, const Layout& dst) {
+  std::vector<SourceAxis> out;
+  for (const Layout::Axis& axis : src.axes()) {
+    SourceAxis a;
+    a.primal = axis.primal();
+    const char primal = a.primal ? axis.name : upper(axis.name);
+    a.outer = *dst.position(primal);
+    a.dst_block = dst.block_of(primal);
+    if (a.dst_block > 1) a.inner = *dst.position(lower(primal));
+    a.src_block = src.block_of(primal);
+    out.push_back(a);
+  }
+  return out;
+}
+
 bool Layout::convertible_to(const Layout& other) const {
   size_t primals = 0;
   for (const Axis& axis : axes_) {

@@ -10,8 +10,12 @@
 namespace kiln {
 
 // Copies `data` (in layout `src`) into `out` (in layout `dst`, already shaped): each output
-// element reads the source element source_index() names.
+// element reads the source element source_axes() names. Weights of whole networks pass here
+// at build time, so nothing is allocated per element.
 void copy_between_layouts(const NDArray& data, const Layout& src, NDArray& out, const Layout& dst) {
+  const std::vector<SourceAxis> axes = source_axes(src, dst);
+  const auto div = [](int64_t a, int64_t b) { return a / b; };
+  const auto mod = [](int64_t a, int64_t b) { return a % b; };
   const Shape& out_shape = out.shape();
   const std::vector<int64_t> src_strides = contiguous_strides(data.shape());
   const size_t bytes = dtype_bytes(data.dtype());
@@ -20,10 +24,8 @@ void copy_between_layouts(const NDArray& data, const Layout& src, NDArray& out, 
   std::vector<int64_t> index(out_shape.size(), 0);
   const int64_t total = out.numel();
   for (int64_t flat = 0; flat < total; ++flat) {
-    const std::vector<int64_t> from = source_index(
-        src, dst, index, [](int64_t a, int64_t b) { return a / b; }, [](int64_t a, int64_t b) { return a % b; });
     int64_t offset = 0;
-    for (size_t d = 0; d < from.size(); ++d) offset += from[d] * src_strides[d];
+    for (size_t d = 0; d < axes.size(); ++d) offset += axes[d].from(index, div, mod) * src_strides[d];
     std::memcpy(dst_bytes + flat * static_cast<int64_t>(bytes), in + offset * static_cast<int64_t>(bytes), bytes);
     for (size_t d = index.size(); d-- > 0;) {
       if (++index[d] < out_shape[d]) break;
