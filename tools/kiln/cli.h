@@ -47,5 +47,7 @@ int cmd_bench(const Args& args);
 // "N passed, N failed, N skipped".
 int cmd_onnx_test(const Args& args);
 int cmd_onnx_ops(const Args& args);
+// Writes the model as tpu-mlir's Top dialect (NAME_origin.mlir) and its weights (npz).
+int cmd_export_mlir(const Args& args);
 
 }  // namespace kiln::cli

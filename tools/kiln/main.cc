@@ -56,6 +56,12 @@ const std::vector<Command>& commands() {
        kiln::cli::cmd_onnx_test,
        "kiln onnx-test CASE_DIR... [--engine interp|compiled] [--verbose]"},
       {"onnx-ops", {}, {}, kiln::cli::cmd_onnx_ops, "kiln onnx-ops   # supported ONNX ops and opset versions"},
+      {"export-mlir",
+       {"-o", "--shape", "--bind"},
+       {"--no-check"},
+       kiln::cli::cmd_export_mlir,
+       "kiln export-mlir MODEL -o DIR/NAME [--shape NAME=D0,D1,...] [--bind NAME=VALUE]...   # NAME_origin.mlir + "
+       "NAME_TOP_F32_all_weight.npz"},
   };
   return table;
 }
