@@ -215,6 +215,8 @@ class Importer {
     if (op == "nn.softmax") return softmax(a[0], attrs_from<SoftmaxAttrs>(call.attrs, op).axis, out);
     if (op == "nn.max_pool2d" || op == "nn.avg_pool2d") return pool(call, a[0], out);
     if (op == "nn.global_avg_pool2d" || op == "nn.global_max_pool2d") {
+      if (attrs_from<GlobalPool2DAttrs>(call.attrs, op).layout != "NCHW")
+        throw Error("only NCHW pools convert").op(op).node(out);
       const Shape& in = a[0].shape();
       Ints kernel = {in[2], in[3]};
       return op == "nn.global_max_pool2d" ? maxpool(a[0], kernel, kernel, {}, false, out)

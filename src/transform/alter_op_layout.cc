@@ -7,7 +7,8 @@
 //     tensor (layout_transformed to (C/x,1,1,x); FoldConstant folds it when constant) or a
 //     tensor of the same NCHW shape (layout_transformed too: the residual add),
 //   nn.bias_add (an add of the bias laid out as (C/x,1,1,x)),
-//   concatenate along the channels when every input's channel count divides by the block.
+//   concatenate along the channels when every input's channel count divides by the block,
+//   the 2-D pools (max, avg, global max, global avg), which take layout="NCHW{x}c".
 // Every other consumer reads the value through one layout_transform back to NCHW, made once
 // per value, so a transform appears only where the layout changes; a layout_transform that
 // undoes the one it reads is dropped. The weight transforms are calls on constants, which
@@ -36,6 +37,14 @@ namespace kiln {
 namespace {
 
 const TensorTypeNode* tensor_of(const Expr& e) { return e->checked_type() ? as_tensor(e->checked_type()) : nullptr; }
+
+bool is_pool2d(const std::string& op) {
+  return op == "nn.max_pool2d" || op == "nn.avg_pool2d" || op == "nn.global_max_pool2d" || op == "nn.global_avg_pool2d";
+}
+
+std::string string_attr(const Attrs& attrs, const std::string& name, const std::string& fallback) {
+  return attrs.has(name) ? attrs.get_string(name) : fallback;
+}
 
 bool is_static(const TensorTypeNode& t) {
   return std::all_of(t.shape.begin(), t.shape.end(), [](int64_t d) { return d >= 0; });
@@ -72,6 +81,8 @@ class LayoutAlterer : public ExprRewriter {
       altered = bias_add(original, *call);
     else if (name == "concatenate")
       altered = concatenate(original, *call);
+    else if (is_pool2d(name))
+      altered = pool(original, *call);
     else if (call->op()->pattern == OpPattern::kElemwise && call->args.size() == 1)
       altered = unary(original, *call);
     else if (call->op()->pattern <= OpPattern::kBroadcast && call->args.size() == 2 && call->op()->attr_specs.empty())
@@ -223,6 +234,20 @@ class LayoutAlterer : public ExprRewriter {
     ConcatenateAttrs blocked_attrs;
     blocked_attrs.axis = 1;
     return record(original, call_op("concatenate", {make_tuple(std::move(fields))}, blocked_attrs), block);
+  }
+
+  // A pool reads each channel on its own, so it pools the blocked value as it is.
+  Expr pool(const Expr& original, const CallNode& call) {
+    const Blocked* b = blocked(call.args[0]);
+    const TensorTypeNode* data = tensor_of(call.args[0]);
+    const std::string out_layout = string_attr(call.attrs, "out_layout", "");
+    if (!b || !data || data->ndim() != 4 || string_attr(call.attrs, "layout", "NCHW") != "NCHW" ||
+        (!out_layout.empty() && out_layout != "NCHW"))
+      return nullptr;
+    Attrs blocked_attrs = call.attrs;
+    blocked_attrs.set("layout", AttrValue(Layout::nchw(b->block)));
+    if (!out_layout.empty()) blocked_attrs.set("out_layout", AttrValue(Layout::nchw(b->block)));
+    return record(original, make_call(call.callee, {b->expr}, blocked_attrs), b->block);
   }
 
   int lanes_;

@@ -292,6 +292,36 @@ TEST(NnCompute, GlobalPools) {
   }
 }
 
+// NCHW{x}c data (AlterOpLayout's): unrolled windows with and without padding, reductions, the
+// global pools, a pool fused with an element-wise tail.
+TEST(NnCompute, BlockedPools) {
+  expect_pool("nn.max_pool2d", "1, 2, 16, 16, 8",
+              "pool_size=[3, 3], strides=[2, 2], padding=[1, 1], layout=\"NCHW8c\"");
+  expect_pool("nn.max_pool2d", "2, 1, 11, 12, 16",
+              "pool_size=[2, 2], strides=[2, 2], ceil_mode=True, layout=\"NCHW16c\"");
+  expect_pool("nn.max_pool2d", "1, 1, 17, 19, 8",
+              "pool_size=[5, 5], strides=[2, 2], padding=[2, 2], layout=\"NCHW8c\"");  // a reduction
+  expect_pool("nn.avg_pool2d", "1, 2, 16, 16, 8",
+              "pool_size=[3, 3], strides=[2, 2], padding=[1, 1], count_include_pad=True, layout=\"NCHW8c\"");
+  expect_pool("nn.avg_pool2d", "1, 1, 17, 19, 8",
+              "pool_size=[3, 2], strides=[2, 1], padding=[1, 0, 2, 1], dilation=[2, 1], ceil_mode=True, "
+              "layout=\"NCHW8c\"");
+  expect_pool("nn.avg_pool2d", "2, 1, 17, 19, 8",
+              "pool_size=[5, 5], strides=[2, 2], padding=[2, 2], layout=\"NCHW8c\"");
+  for (const char* op : {"nn.global_avg_pool2d", "nn.global_max_pool2d"}) {
+    expect_pool(op, "1, 4, 7, 7, 16", "layout=\"NCHW16c\"");
+    expect_pool(op, "2, 1, 3, 4, 8", "layout=\"NCHW8c\"");
+  }
+  if (!has_computes({"nn.relu"})) GTEST_SKIP() << "nn.relu has no compute yet";
+  expect_compiled_matches_interpreter(
+      "fn (%x: Tensor[(1, 2, 16, 16, 8), float32], Primitive=1) { %0 = nn.max_pool2d(%x, pool_size=[3, 3], "
+      "strides=[2, 2], padding=[1, 1], layout=\"NCHW8c\"); nn.relu(%0) }");
+  expect_compiled_matches_interpreter(
+      "fn (%x: Tensor[(1, 4, 7, 7, 8), float32], Primitive=1) { %0 = nn.global_avg_pool2d(%x, "
+      "layout=\"NCHW8c\"); nn.relu(%0) }",
+      reduction_tolerance());
+}
+
 TEST(NnCompute, PoolFusedWithElementwise) {
   if (!has_computes({"nn.relu"})) GTEST_SKIP() << "nn.relu has no compute yet";
   expect_compiled_matches_interpreter(

@@ -1,6 +1,7 @@
 #include <cmath>
 #include <limits>
 
+#include "kiln/attrs/layout.h"
 #include "op/numpy_ref.h"
 #include "op_test_util.h"
 
@@ -57,6 +58,23 @@ TEST(NnPoolType, Errors) {
   EXPECT_NE(e.find("'dilation'"), std::string::npos) << e;
   e = infer_op_error("nn.global_avg_pool2d", {tensor_type({1, 3, 8, 8}, DType::kBool)});
   EXPECT_NE(e.find("bool"), std::string::npos) << e;
+}
+
+TEST(NnPoolType, BlockedLayout) {
+  Attrs attrs = {{"pool_size", Ints{3}}, {"strides", Ints{2}}, {"padding", Ints{1}}, {"layout", "NCHW8c"}};
+  EXPECT_EQ(type_str(infer_op("nn.max_pool2d", {f32({1, 8, 112, 112, 8})}, attrs)),
+            "Tensor[(1, 8, 56, 56, 8), float32]");
+  EXPECT_EQ(shape_of(infer_op("nn.global_avg_pool2d", {f32({1, 32, 7, 7, 16})}, {{"layout", "NCHW16c"}})),
+            (Shape{1, 32, 1, 1, 16}));
+  std::string e = infer_op_error("nn.avg_pool2d", {f32({1, 8, 8, 8, 4})}, attrs);
+  EXPECT_NE(e.find("must be the block of NCHW8c"), std::string::npos) << e;
+  e = infer_op_error("nn.global_max_pool2d", {f32({1, 8, 8, 8})}, {{"layout", "NCHW8c"}});
+  EXPECT_NE(e.find("5 dimensions"), std::string::npos) << e;
+  attrs.set("out_layout", "NCHW");
+  e = infer_op_error("nn.max_pool2d", {f32({1, 8, 8, 8, 8})}, attrs);
+  EXPECT_NE(e.find("'out_layout'"), std::string::npos) << e;
+  e = infer_op_error("nn.max_pool2d", {f32({1, 8, 8, 8, 8})}, {{"layout", "NHWC8c"}});
+  EXPECT_NE(e.find("'layout'"), std::string::npos) << e;
 }
 
 // ---- kernels, hand-worked ----
@@ -138,6 +156,40 @@ TEST(NnPoolKernel, NhwcWindowPooling) {
   auto out = run_op("nn.max_pool2d", {x}, {{"pool_size", Ints{2, 1}}, {"layout", "NHWC"}});
   EXPECT_EQ(out[0].shape(), (Shape{1, 1, 2, 2}));
   expect_close(out[0], {5, 6, 7, 8});
+}
+
+NDArray relaid(const NDArray& x, const std::string& src, const std::string& dst) {
+  return run_op("layout_transform", {x}, {{"src_layout", src}, {"dst_layout", dst}}).at(0);
+}
+
+// Each pool of NCHW{x}c data gives the NCHW pool's values, laid out in blocks.
+TEST(NnPoolKernel, BlockedMatchesNchw) {
+  NDArray x = sample_tensor({2, 16, 9, 10}, 23, -3, 3);
+  Attrs window = {{"pool_size", Ints{3, 2}},
+                  {"strides", Ints{2, 1}},
+                  {"dilation", Ints{1, 2}},
+                  {"padding", Ints{1, 0, 1, 1}},
+                  {"ceil_mode", true}};
+  Attrs with_pad = window;
+  with_pad.set("count_include_pad", true);
+  const std::vector<std::pair<std::string, Attrs>> runs = {{"nn.max_pool2d", window},
+                                                           {"nn.avg_pool2d", window},
+                                                           {"nn.avg_pool2d", with_pad},
+                                                           {"nn.global_avg_pool2d", {}},
+                                                           {"nn.global_max_pool2d", {}}};
+  for (const std::string layout : {"NCHW8c", "NCHW16c"}) {
+    const NDArray blocked_x = relaid(x, "NCHW", layout);
+    for (auto [op, attrs] : runs) {
+      SCOPED_TRACE(op + " " + attrs.to_string() + " " + layout);
+      const NDArray want = run_op(op, {x}, attrs).at(0);
+      attrs.set("layout", layout);
+      const NDArray got = run_op(op, {blocked_x}, attrs).at(0);
+      EXPECT_EQ(got.shape(), Layout::parse("NCHW").convert_shape(want.shape(), Layout::parse(layout)));
+      const NDArray unblocked = relaid(got, layout, "NCHW");
+      ASSERT_EQ(unblocked.shape(), want.shape());
+      for (int64_t i = 0; i < want.numel(); ++i) ASSERT_EQ(unblocked.at(i), want.at(i)) << i;
+    }
+  }
 }
 
 // ---- comparison with numpy ----

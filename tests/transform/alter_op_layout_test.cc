@@ -1,5 +1,5 @@
 // AlterOpLayout: golden before/after IR for the shapes of graph it must handle (a conv chain
-// with one transform in and one out, a pool that needs NCHW back, a residual add, a channel
+// with one transform in and one out, pools that stay blocked, a residual add, a channel
 // concatenation, convolutions it must leave alone, the cost rule), and a property test:
 // random small conv modules give the interpreter's results before and after.
 #include <gtest/gtest.h>
@@ -81,7 +81,7 @@ def @main(%x: Tensor[(1, 16, 8, 8), float32], %w1: Tensor[(32, 16, 3, 3), float3
                  16);
 }
 
-TEST(AlterOpLayout, PoolGetsNchwBackAndBiasBecomesABlockedAdd) {
+TEST(AlterOpLayout, PoolStaysBlockedAndBiasBecomesABlockedAdd) {
   expect_altered(R"(
 def @main(%x: Tensor[(1, 8, 8, 8), float32], %w: Tensor[(16, 8, 3, 3), float32], %b: Tensor[(16), float32]) {
   %0 = nn.conv2d(%x, %w, padding=[1, 1]);
@@ -100,9 +100,42 @@ def @main(%x: Tensor[(1, 8, 8, 8), float32], %w: Tensor[(16, 8, 3, 3), float32],
   %4 = )" + lt("%3", "CHW", "CHW8c") +
                      R"(;
   %5 = add(%2, %4);
-  %6 = )" + lt("%5", "NCHW8c", "NCHW") +
+  %6 = nn.max_pool2d(%5, pool_size=[2, 2], strides=[2, 2], layout="NCHW8c");
+  )" + lt("%6", "NCHW8c", "NCHW") +
+                     R"(
+})");
+}
+
+// ResNet's head: the blocked global pool's (N, C/x, 1, 1, x) result goes back to NCHW for the
+// flatten; an average pool between convs and a pool of NCHW data stay as they are.
+TEST(AlterOpLayout, GlobalAndAveragePoolsStayBlocked) {
+  expect_altered(R"(
+def @main(%x: Tensor[(1, 8, 8, 8), float32], %w1: Tensor[(8, 8, 1, 1), float32], %w2: Tensor[(16, 8, 1, 1), float32]) {
+  %0 = nn.max_pool2d(%x, pool_size=[2, 2], strides=[1, 1], padding=[1, 1]);
+  %1 = nn.conv2d(%0, %w1);
+  %2 = nn.avg_pool2d(%1, pool_size=[3, 3], strides=[2, 2], padding=[1, 1], count_include_pad=True);
+  %3 = nn.conv2d(%2, %w2);
+  %4 = nn.global_avg_pool2d(%3);
+  reshape(%4, newshape=[1, 16])
+})",
+                 R"(
+def @main(%x: Tensor[(1, 8, 8, 8), float32], %w1: Tensor[(8, 8, 1, 1), float32], %w2: Tensor[(16, 8, 1, 1), float32]) {
+  %0 = nn.max_pool2d(%x, pool_size=[2, 2], strides=[1, 1], padding=[1, 1]);
+  %1 = )" + lt("%0", "NCHW", "NCHW8c") +
                      R"(;
-  nn.max_pool2d(%6, pool_size=[2, 2], strides=[2, 2])
+  %2 = )" + lt("%w1", "OIHW", "OIHW8i8o") +
+                     R"(;
+  %3 = nn.conv2d(%1, %2, )" +
+                     kL8 + R"();
+  %4 = nn.avg_pool2d(%3, pool_size=[3, 3], strides=[2, 2], padding=[1, 1], count_include_pad=True, layout="NCHW8c");
+  %5 = )" + lt("%w2", "OIHW", "OIHW8i8o") +
+                     R"(;
+  %6 = nn.conv2d(%4, %5, )" +
+                     kL8 + R"();
+  %7 = nn.global_avg_pool2d(%6, layout="NCHW8c");
+  %8 = )" + lt("%7", "NCHW8c", "NCHW") +
+                     R"(;
+  reshape(%8, newshape=[1, 16])
 })");
 }
 
@@ -324,7 +357,11 @@ class ConvModuleGenerator {
           break;
         }
         default:
-          cur = let("nn.max_pool2d(" + cur + ", pool_size=[2, 2], strides=[2, 2], padding=[1, 1])");
+          if (gen_() % 2) {
+            cur = let("nn.max_pool2d(" + cur + ", pool_size=[2, 2], strides=[2, 2], padding=[1, 1])");
+          } else {
+            cur = let("nn.avg_pool2d(" + cur + ", pool_size=[3, 3], strides=[2, 2], padding=[1, 1], ceil_mode=True)");
+          }
           h_ = h_ / 2 + 1;
           break;
       }
@@ -335,6 +372,7 @@ class ConvModuleGenerator {
       }
     }
     cur = conv(cur, args);
+    if (gen_() % 2) cur = let(std::string(gen_() % 2 ? "nn.global_avg_pool2d(" : "nn.global_max_pool2d(") + cur + ")");
     std::string text = "def @main(" + params_ + ") {\n" + body_ + "  " + cur + "\n}";
     return text;
   }

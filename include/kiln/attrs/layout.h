@@ -40,6 +40,8 @@ class Layout {
 
   // "NCHW" with the channels blocked by `block` ("NCHW8c"), or "NCHW" for block <= 1.
   static std::string nchw(int64_t block);
+  // The x of "NCHW{x}c" (x > 1), else 0: the blocked layout the pools accept.
+  static int64_t nchw_block(const std::string& name);
 
  private:
   std::string name_;

@@ -119,7 +119,7 @@ struct Pool2DAttrs {
     v("strides", strides, "Stride per spatial axis: [s] or [s_h, s_w].");
     v("dilation", dilation, "Spacing of the window taps: [d] or [d_h, d_w].");
     v("padding", padding, "Padding (never counted): [p], [p_h, p_w] or [top, left, bottom, right].");
-    v("layout", layout, "Layout of the data: NCHW or NHWC.");
+    v("layout", layout, "Layout of the data: NCHW, NHWC or blocked NCHW{x}c (N, C/x, H, W, x).");
     v("out_layout", out_layout, "Layout of the output; \"\" for the data's.");
     v("ceil_mode", ceil_mode, "Round the output extent up (a last window starting in the padding is dropped).");
   }
@@ -190,7 +190,7 @@ struct GlobalPool2DAttrs {
 
   template <class V>
   void visit(V& v) {
-    v("layout", layout, "Layout of the data: NCHW or NHWC.");
+    v("layout", layout, "Layout of the data: NCHW, NHWC or blocked NCHW{x}c (N, C/x, H, W, x).");
     v("out_layout", out_layout, "Layout of the output; \"\" for the data's.");
   }
   void validate() const;

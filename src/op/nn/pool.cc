@@ -1,17 +1,21 @@
 // Ops: nn.max_pool2d, nn.avg_pool2d, nn.global_avg_pool2d, nn.global_max_pool2d, and the
 // NCDHW nn.max_pool3d, nn.avg_pool3d; nn.max_pool2d_with_argmax (also the flat input positions of
 // the maxima, as ONNX MaxPool's Indices) and its inverse nn.max_unpool.
-// Data is NCHW or NHWC; windows follow window_output_size() (ceil_mode as PyTorch and ONNX:
-// a last window that would start in the trailing padding is dropped).
+// Data is NCHW or NHWC; the 2-D pools also take AlterOpLayout's blocked NCHW{x}c, data
+// (N, C/x, H, W, x) pooled like NCHW with the block axis carried along. Windows follow
+// window_output_size() (ceil_mode as PyTorch and ONNX: a last window that would start in the
+// trailing padding is dropped).
 //
 // Computes and schedules (the 2-D pools): windows of up to 16 taps are written out tap by tap in
 // one element-wise expression (no reduction loop), vectorised along the output row; padding taps
 // are skipped (max) or not counted (avg, unless count_include_pad) exactly as in the reference
 // kernel, which lets a NaN tap win a maximum. Larger windows are reductions; the NCHW global pools first
-// sum (or take the maximum of) rows across each plane, vectorised along the row.
+// sum (or take the maximum of) rows across each plane, vectorised along the row. Blocked pools
+// vectorise the channel block, innermost: inside the taps of a reduction, and in the output.
 #include <cmath>
 #include <unordered_set>
 
+#include "kiln/attrs/layout.h"
 #include "kiln/attrs/nn.h"
 #include "op/nn/nn_compute.h"
 #include "op/nn/window_attrs.h"
@@ -27,10 +31,20 @@ Shape with_spatial(const Shape& data, const Layout2D& layout, int64_t h, int64_t
   return out;
 }
 
+// The data of a 2-D pool: 4-D, or 5-D with the channel block innermost for NCHW{x}c.
+const TensorTypeNode& pool2d_data(const std::vector<Type>& args, const std::string& layout) {
+  const int64_t block = Layout::nchw_block(layout);
+  const TensorTypeNode& data = arg_tensor_of_rank(args, 0, "data", block ? 5 : 4, layout);
+  check_numeric_arg(data, "data");
+  if (block && data.shape[4] >= 0 && data.shape[4] != block)
+    throw std::move(Error(cat("the innermost axis of 'data' ", shape_str(data.shape), " must be the block of ", layout))
+                        .expected(cat(block), cat(data.shape[4])));
+  return data;
+}
+
 Type pool2d_relation(const std::vector<Type>& args, const Pool2DAttrs& attrs) {
   Layout2D layout = layout_2d(attrs.layout);
-  const TensorTypeNode& data = arg_tensor_of_rank(args, 0, "data", 4, attrs.layout);
-  check_numeric_arg(data, "data");
+  const TensorTypeNode& data = pool2d_data(args, attrs.layout);
   Pair2D pool = attrs.pool();
   Window2D win = attrs.window();
   const Shape& x = data.shape;
@@ -42,8 +56,7 @@ Type pool2d_relation(const std::vector<Type>& args, const Pool2DAttrs& attrs) {
 }
 
 Type global_pool2d_relation(const std::vector<Type>& args, const GlobalPool2DAttrs& attrs) {
-  const TensorTypeNode& data = arg_tensor_of_rank(args, 0, "data", 4, attrs.layout);
-  check_numeric_arg(data, "data");
+  const TensorTypeNode& data = pool2d_data(args, attrs.layout);
   return tensor_type(with_spatial(data.shape, layout_2d(attrs.layout), 1, 1), data.dtype);
 }
 
@@ -103,13 +116,14 @@ using tir::PrimExpr;
 
 struct PoolShape {
   Layout2D layout;
+  int64_t block;  // x of NCHW{x}c data (N, C/x, H, W, x), else 0
   std::vector<int64_t> out;
   int64_t h, w, oh, ow;
   Pair2D pool, strides, dilation;
   Padding2D pad;
   DType dtype;
 
-  bool nchw() const { return layout.c == 1 && layout.h == 2; }
+  bool nchw() const { return !block && layout.c == 1 && layout.h == 2; }
   int64_t taps() const { return pool.h * pool.w; }
 };
 
@@ -117,6 +131,7 @@ struct PoolShape {
 PoolShape pool_shape(const ComputeInput& call, const std::string& layout, const Pool2DAttrs* window) {
   PoolShape s{};
   s.layout = layout_2d(layout);
+  s.block = Layout::nchw_block(layout);
   const te::Tensor& x = call.args.at(0);
   s.out = expect_tensor(call.out_type, "output").shape;
   s.h = x.shape()[s.layout.h];
@@ -338,6 +353,14 @@ te::IterVar schedule_rows(te::Stage& stage, int64_t work) {
   return leaves[2];
 }
 
+// NCHW{x}c output rows in parallel, the channel block vectorised innermost.
+void schedule_blocked(te::Stage& stage, int64_t work) {
+  const auto leaves = stage.leaf_iter_vars();
+  stage.vectorize(leaves[4]);
+  te::IterVar rows = nn::fuse_all(stage, {leaves[0], leaves[1], leaves[2]});
+  if (work >= nn::kMinParallelWork && rows->extent > 1) stage.parallel(rows);
+}
+
 // Every stage the pool made (other than the group outputs) is inlined or computed at the root;
 // the outputs are rows.
 void pool_schedule(const ScheduleInput& in, const PoolShape& s) {
@@ -360,6 +383,14 @@ void pool_schedule(const ScheduleInput& in, const PoolShape& s) {
     }
     if (!t.op()->reduce) continue;
     const auto& axes = t.op()->axis;
+    if (s.block && t.ndim() == 5) {
+      // The channel block innermost, inside the window's taps: vector maxima and sums.
+      stage.reorder({axes[0], axes[1], axes[2], axes[3], t.op()->reduce_axis[0], t.op()->reduce_axis[1], axes[4]});
+      stage.vectorize(axes[4]);
+      te::IterVar positions = nn::fuse_all(stage, {axes[0], axes[1], axes[2], axes[3]});
+      if (work >= nn::kMinParallelWork && positions->extent > 1) stage.parallel(positions);
+      continue;
+    }
     if (t.ndim() == 3 && s.nchw() && t.name() == in.call.name + "_rows") {
       // x innermost, the reduction over rows outside it: vector adds of whole rows.
       stage.reorder({axes[0], axes[1], t.op()->reduce_axis[0], axes[2]});
@@ -376,7 +407,9 @@ void pool_schedule(const ScheduleInput& in, const PoolShape& s) {
   for (const te::Tensor& o : in.outputs) {
     te::Stage& stage = in.schedule[o];
     if (stage.attach() != te::Stage::Attach::kRoot || stage.op()->reduce) continue;
-    if (s.nchw() && o.ndim() == 4 && o.shape()[3] > 1) {
+    if (s.block && o.ndim() == 5) {
+      schedule_blocked(stage, work);
+    } else if (s.nchw() && o.ndim() == 4 && o.shape()[3] > 1) {
       te::IterVar row = schedule_rows(stage, work);
       if (copy.defined() && o.same_as(final_out)) {
         te::Stage& pad = in.schedule[copy];

@@ -146,6 +146,15 @@ int64_t innermost_block(const std::string& layout, const std::string& primals, c
   return parsed.axes()[primals.size()].factor;
 }
 
+}  // namespace
+
+int64_t Layout::nchw_block(const std::string& name) {
+  const int64_t block = innermost_block(name, "NCHW", "c");
+  return block > 1 ? block : 0;
+}
+
+namespace {
+
 Error bad_conv_layout(const std::string& attr, const std::string& expected, const std::string& found) {
   return std::move(Error(cat("attribute '", attr, "' does not fit a blocked convolution")).expected(expected, found));
 }

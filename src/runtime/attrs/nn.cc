@@ -82,9 +82,18 @@ void Conv3DTransposeAttrs::validate() const {
   validate_output_padding(*this, 3);
 }
 
-void Pool2DAttrs::validate() const {
-  check_choice("layout", layout, {"NCHW", "NHWC"});
+namespace {
+
+// The 2-D pools' layouts: NCHW, NHWC, or the blocked NCHW{x}c AlterOpLayout gives them.
+void check_pool_layouts(const std::string& layout, const std::string& out_layout) {
+  if (!Layout::nchw_block(layout)) check_choice("layout", layout, {"NCHW", "NHWC"});
   check_choice("out_layout", out_layout, {"", layout});
+}
+
+}  // namespace
+
+void Pool2DAttrs::validate() const {
+  check_pool_layouts(layout, out_layout);
   validate_pool(*this, 2);
 }
 
@@ -99,10 +108,7 @@ void Pool3DAttrs::validate() const {
   validate_pool(*this, 3);
 }
 
-void GlobalPool2DAttrs::validate() const {
-  check_choice("layout", layout, {"NCHW", "NHWC"});
-  check_choice("out_layout", out_layout, {"", layout});
-}
+void GlobalPool2DAttrs::validate() const { check_pool_layouts(layout, out_layout); }
 
 void DenseAttrs::validate() const { dtype_attr_or("out_dtype", out_dtype, DType::kFloat32); }
 

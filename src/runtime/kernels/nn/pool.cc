@@ -1,11 +1,15 @@
 // Reference kernels: nn.max_pool2d, nn.avg_pool2d, nn.global_avg_pool2d, nn.global_max_pool2d,
 // nn.max_pool3d, nn.avg_pool3d, nn.max_pool2d_with_argmax, nn.max_unpool.
 // Window taps that fall in the padding are skipped (max pooling pads with -inf); the
-// global pools are pools whose window is the whole plane.
+// global pools are pools whose window is the whole plane. The 2-D pools of blocked NCHW{x}c
+// data convert it to NCHW around the plain pool, as the blocked convolution does: the
+// reference kernel is the oracle, not the fast path.
+#include "kiln/attrs/layout.h"
 #include "kiln/attrs/nn.h"
 #include "kiln/support/strings.h"
 #include "runtime/kernels/nn/compute_view.h"
 #include "runtime/kernels/nn/window_nd.h"
+#include "runtime/kernels/transform/layout_copy.h"
 
 namespace kiln {
 
@@ -167,6 +171,21 @@ void global_max_pool2d_kernel(const GlobalPool2DAttrs& attrs, std::span<const ND
 void global_avg_pool2d_kernel(const GlobalPool2DAttrs& attrs, std::span<const NDArray> inputs,
                               std::span<NDArray> outputs) {
   run_avg_pool(inputs[0], outputs[0], global_pool_geometry(attrs, inputs[0].shape(), outputs[0].shape()), false);
+}
+
+// `kernel` (a pool of NCHW or NHWC data) run on data in attrs.layout, which may be NCHW{x}c.
+template <class A, void (*kernel)(const A&, std::span<const NDArray>, std::span<NDArray>)>
+void any_layout(const A& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+  if (!Layout::nchw_block(attrs.layout)) return kernel(attrs, inputs, outputs);
+  const Layout blocked = Layout::parse(attrs.layout), nchw = Layout::parse("NCHW");
+  NDArray plain_in = NDArray::empty(blocked.convert_shape(inputs[0].shape(), nchw), inputs[0].dtype());
+  NDArray plain_out = NDArray::empty(blocked.convert_shape(outputs[0].shape(), nchw), outputs[0].dtype());
+  copy_between_layouts(inputs[0], blocked, plain_in, nchw);
+  A plain = attrs;
+  plain.layout = "NCHW";
+  plain.out_layout = "";
+  kernel(plain, std::span<const NDArray>(&plain_in, 1), std::span<NDArray>(&plain_out, 1));
+  copy_between_layouts(plain_out, nchw, outputs[0], blocked);
 }
 
 // Pools written once for any number of spatial axes (the 3-D ones and the argmax pool).
@@ -346,10 +365,10 @@ void max_unpool_kernel(const MaxUnpoolAttrs& attrs, std::span<const NDArray> inp
 }  // namespace
 
 void register_nn_pool_kernels(KernelRegistry& registry) {
-  registry.add<Pool2DAttrs>("nn.max_pool2d", max_pool2d_kernel);
-  registry.add<AvgPool2DAttrs>("nn.avg_pool2d", avg_pool2d_kernel);
-  registry.add<GlobalPool2DAttrs>("nn.global_max_pool2d", global_max_pool2d_kernel);
-  registry.add<GlobalPool2DAttrs>("nn.global_avg_pool2d", global_avg_pool2d_kernel);
+  registry.add<Pool2DAttrs>("nn.max_pool2d", any_layout<Pool2DAttrs, max_pool2d_kernel>);
+  registry.add<AvgPool2DAttrs>("nn.avg_pool2d", any_layout<AvgPool2DAttrs, avg_pool2d_kernel>);
+  registry.add<GlobalPool2DAttrs>("nn.global_max_pool2d", any_layout<GlobalPool2DAttrs, global_max_pool2d_kernel>);
+  registry.add<GlobalPool2DAttrs>("nn.global_avg_pool2d", any_layout<GlobalPool2DAttrs, global_avg_pool2d_kernel>);
   registry.add<Pool3DAttrs>("nn.max_pool3d", max_pool_nd_kernel);
   registry.add<AvgPool3DAttrs>("nn.avg_pool3d", avg_pool_nd_kernel);
   registry.add<MaxPool2DWithArgmaxAttrs>("nn.max_pool2d_with_argmax", max_pool_with_argmax_kernel);
