@@ -209,7 +209,8 @@ int64_t ParallelOpConcatCombiner::arg_join_axis(const Group& group, const CallNo
   if (!arg || !out) return -1;
   int64_t channel = channel_axis(*group[0][0]);
   if (has_axis_attr(call)) {
-    const AttrValue* axis = call.op()->normalize(call.attrs).find("axis");
+    const Attrs attrs = call.op()->normalize(call.attrs);  // find() points into it
+    const AttrValue* axis = attrs.find("axis");
     if (!axis || !axis->is_int()) return -1;
     int64_t along = axis->as_int() < 0 ? axis->as_int() + out->ndim() : axis->as_int();
     return arg->ndim() == 1 && along == channel ? 0 : -1;
