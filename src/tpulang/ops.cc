@@ -263,6 +263,18 @@ void per_channel(const Call& c, const Tensor& t, size_t n, const std::string& ar
         .expected(cat("1 or ", channels, " values"), std::to_string(n));
 }
 
+// What requant_int and dequant_int check alike: an integer input and output, and one
+// multiplier, shift and offset per tensor or per channel.
+void check_integer_rescale(const Call& c, const Tensor& tensor_i, const std::string& out_dtype, const Ints& mul,
+                           const Ints& shift, const Ints& offset) {
+  int_input(c, tensor_i, "tensor_i");
+  c.dtype_name(out_dtype, "out_dtype");
+  if (is_float_dtype(out_dtype)) throw c.error("out_dtype", "must be an integer dtype").expected("int8 ...", out_dtype);
+  per_channel(c, tensor_i, mul.size(), "mul");
+  per_channel(c, tensor_i, shift.size(), "shift");
+  per_channel(c, tensor_i, offset.size(), "offset");
+}
+
 }  // namespace
 
 Tensor conv(const Tensor& input, const Tensor& weight, const Tensor& bias, Ints stride, Ints dilation, Ints pad,
@@ -665,12 +677,7 @@ Tensor dequant_int_to_fp(const Tensor& tensor_i, std::vector<double> scale, Ints
 Tensor requant_int(const Tensor& tensor_i, Ints mul, Ints shift, Ints offset, int64_t requant_mode,
                    const std::string& out_dtype, const std::string& out_name, const std::string& round_mode) {
   Call c("requant_int", {{"tensor_i", &tensor_i}});
-  int_input(c, tensor_i, "tensor_i");
-  c.dtype_name(out_dtype, "out_dtype");
-  if (is_float_dtype(out_dtype)) throw c.error("out_dtype", "must be an integer dtype").expected("int8 ...", out_dtype);
-  per_channel(c, tensor_i, mul.size(), "mul");
-  per_channel(c, tensor_i, shift.size(), "shift");
-  per_channel(c, tensor_i, offset.size(), "offset");
+  check_integer_rescale(c, tensor_i, out_dtype, mul, shift, offset);
   const std::string mode = quant_mode(c, requant_mode, {"TFLite_LShift", "TFLite", "MultiplierShift"});
   const std::string round = top_round_mode(c, round_mode);
   Ints rshift;
@@ -687,12 +694,7 @@ Tensor requant_int(const Tensor& tensor_i, Ints mul, Ints shift, Ints offset, in
 Tensor dequant_int(const Tensor& tensor_i, Ints mul, Ints shift, Ints offset, int64_t lshift, int64_t requant_mode,
                    const std::string& out_dtype, const std::string& out_name, const std::string& round_mode) {
   Call c("dequant_int", {{"tensor_i", &tensor_i}});
-  int_input(c, tensor_i, "tensor_i");
-  c.dtype_name(out_dtype, "out_dtype");
-  if (is_float_dtype(out_dtype)) throw c.error("out_dtype", "must be an integer dtype").expected("int8 ...", out_dtype);
-  per_channel(c, tensor_i, mul.size(), "mul");
-  per_channel(c, tensor_i, shift.size(), "shift");
-  per_channel(c, tensor_i, offset.size(), "offset");
+  check_integer_rescale(c, tensor_i, out_dtype, mul, shift, offset);
   const std::string mode = quant_mode(c, requant_mode, {"Normal", "TFLite"});
   const std::string round = top_round_mode(c, round_mode);
   Tensor out = c.output(tensor_i.shape(), out_dtype, out_name);

@@ -202,6 +202,19 @@ int64_t ParallelOpConcatCombiner::output_channels(const CallNode& op) const {
   return tensor_type_of(op)->shape[static_cast<size_t>(channel_axis(op))];
 }
 
+Expr ParallelOpConcatCombiner::call_on_joined_weights(const Group& group, const std::string& count_attr) const {
+  const CallNode& root = *group[0][0];
+  std::vector<Expr> weights;
+  int64_t channels = 0;
+  for (const Branch& branch : group) {
+    weights.push_back(branch[0]->args[1]);
+    channels += output_channels(*branch[0]);
+  }
+  Attrs attrs = root.attrs;
+  attrs.set(count_attr, channels);
+  return make_call(root.callee, {root.args[0], join(std::move(weights), 0)}, std::move(attrs));
+}
+
 // -1 when the argument has no axis that lines up with the channel axis.
 int64_t ParallelOpConcatCombiner::arg_join_axis(const Group& group, const CallNode& call, size_t index) const {
   const TensorTypeNode* arg = tensor_type_of(*call.args[index]);

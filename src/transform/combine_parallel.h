@@ -79,6 +79,9 @@ class ParallelOpConcatCombiner : public ParallelOpCombiner {
   virtual int64_t channel_axis(const CallNode& op) const = 0;
   // The number of output channels of a supported call (static).
   int64_t output_channels(const CallNode& op) const;
+  // The group's root call on the branches' weights (argument 1) joined along axis 0, with
+  // `count_attr` (conv2d's channels, dense's units) set to the joined output channels.
+  Expr call_on_joined_weights(const Group& group, const std::string& count_attr) const;
 
   bool is_arg_compatible(const Group& group, const CallNode& a, const CallNode& b, size_t index) const override;
   Expr make_combined_call_from_following_ops(const Expr& data, const Group& group, size_t depth,

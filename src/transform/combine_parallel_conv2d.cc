@@ -47,18 +47,7 @@ class ParallelConv2DCombiner : public ParallelOpConcatCombiner {
            wa.shape[2] == wb.shape[2] && wa.shape[3] == wb.shape[3];
   }
 
-  Expr make_combined_op(const Group& group) const override {
-    const CallNode& root = *group[0][0];
-    std::vector<Expr> weights;
-    int64_t channels = 0;
-    for (const Branch& branch : group) {
-      weights.push_back(branch[0]->args[1]);
-      channels += output_channels(*branch[0]);
-    }
-    Attrs attrs = root.attrs;
-    attrs.set("channels", channels);
-    return make_call(root.callee, {root.args[0], join(std::move(weights), 0)}, std::move(attrs));
-  }
+  Expr make_combined_op(const Group& group) const override { return call_on_joined_weights(group, "channels"); }
 
   int64_t channel_axis(const CallNode&) const override { return 1; }
 };

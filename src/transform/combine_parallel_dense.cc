@@ -75,18 +75,7 @@ class ParallelDenseToDenseCombiner : public ParallelOpConcatCombiner {
     return same_dtypes(a, b) && wa[1] == wb[1];
   }
 
-  Expr make_combined_op(const Group& group) const override {
-    const CallNode& root = *group[0][0];
-    std::vector<Expr> weights;
-    int64_t units = 0;
-    for (const Branch& branch : group) {
-      weights.push_back(branch[0]->args[1]);
-      units += output_channels(*branch[0]);
-    }
-    Attrs attrs = root.attrs;
-    attrs.set("units", units);
-    return make_call(root.callee, {root.args[0], join(std::move(weights), 0)}, std::move(attrs));
-  }
+  Expr make_combined_op(const Group& group) const override { return call_on_joined_weights(group, "units"); }
 
   int64_t channel_axis(const CallNode& op) const override { return tensor_type_of(op)->ndim() - 1; }
 };

@@ -70,9 +70,7 @@ class ConstantFolder : public ExprRewriter {
       return rebuilt;
     }
     const auto* call = as<CallNode>(rebuilt);
-    const OpDef* op = call ? call->op() : nullptr;
-    if (!op || op->nondeterministic) return rebuilt;
-    if (!std::all_of(call->args.begin(), call->args.end(), is_constant_arg)) return rebuilt;
+    if (!call || !computes_from_constants(*call)) return rebuilt;
     int64_t inputs = 0;
     for (const Expr& a : call->args) inputs += constant_elements(a);
     int64_t outputs = result_elements(original->checked_type());
@@ -85,6 +83,11 @@ class ConstantFolder : public ExprRewriter {
 };
 
 }  // namespace
+
+bool computes_from_constants(const CallNode& call) {
+  const OpDef* op = call.op();
+  return op && !op->nondeterministic && std::all_of(call.args.begin(), call.args.end(), is_constant_arg);
+}
 
 Function fold_constant_calls(const Function& typed_fn, int64_t free_growth) {
   return as_function(ConstantFolder(free_growth).rewrite(typed_fn));

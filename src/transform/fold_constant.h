@@ -7,6 +7,10 @@
 
 namespace kiln {
 
+// A call FoldConstant evaluates (size aside): a deterministic op whose arguments are all
+// constants or tuples of constants.
+bool computes_from_constants(const CallNode& call);
+
 // `typed_fn` with every deterministic call whose arguments are all constants replaced by its
 // value (evaluated with the reference kernels). A result with more elements than both its
 // constants and `free_growth` stays a call, so that a broadcast is not stored expanded.

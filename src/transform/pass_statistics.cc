@@ -1,29 +1,13 @@
 #include "kiln/transform/pass_statistics.h"
 
-#include <algorithm>
 #include <iomanip>
 #include <ostream>
 #include <unordered_set>
 
-#include "kiln/ir/op.h"
 #include "kiln/ir/visit.h"
+#include "transform/fold_constant.h"
 
 namespace kiln {
-
-namespace {
-
-bool is_constant_value(const Expr& e) {
-  if (as<ConstantNode>(e)) return true;
-  const auto* tuple = as<TupleNode>(e);
-  return tuple && std::all_of(tuple->fields.begin(), tuple->fields.end(), is_constant_value);
-}
-
-bool computes_from_constants(const CallNode& call) {
-  const OpDef* op = call.op();
-  return op && !op->nondeterministic && std::all_of(call.args.begin(), call.args.end(), is_constant_value);
-}
-
-}  // namespace
 
 ModuleCounts count_module(const IRModule& mod) {
   ModuleCounts counts;
