@@ -1,10 +1,14 @@
 #include "kiln/tpulang/to_kiln.h"
 
+#include <algorithm>
+#include <cmath>
 #include <map>
+#include <set>
 
 #include "kiln/attrs/activation.h"
 #include "kiln/attrs/indexing.h"
 #include "kiln/attrs/nn.h"
+#include "kiln/attrs/qnn.h"
 #include "kiln/attrs/transform.h"
 #include "kiln/attrs/unary.h"
 #include "kiln/ir/type.h"
@@ -65,9 +69,6 @@ class Converter {
 
  private:
   Var bind(const Tensor& t) {
-    if (t.is_quantized())
-      throw Error(cat("tensor '", t.name(), "' is quantized; only float graphs convert to kiln yet"))
-          .op("tpulang.to_kiln");
     Var v = make_var(t.name(), tensor_type(t.shape(), parse_dtype(t.dtype())));
     values_[t.name()] = v;
     return v;
@@ -87,6 +88,10 @@ class Converter {
   }
 
   Expr convert(const Operator& op, std::vector<Expr>& a) {
+    return is_integer_op(op) ? convert_integer(op, a) : convert_float(op, a);
+  }
+
+  Expr convert_float(const Operator& op, std::vector<Expr>& a) {
     const Tensor& out = op.outputs[0];
     const int64_t out_rank = out.rank();
     const std::string& type = op.type;
@@ -139,6 +144,139 @@ class Converter {
       return call_op("strided_slice", {a[0]}, s);
     }
     throw Error(cat("no kiln conversion for ", type)).op("tpulang.to_kiln").node(out.name());
+  }
+
+  // Quantized and integer tensors: kiln's qnn ops where Top has a counterpart, data movement
+  // as for floats; anything else is refused by name.
+  Expr convert_integer(const Operator& op, std::vector<Expr>& a) {
+    const std::string& type = op.type;
+    if (type == "top.Cast") return cast(op, a);
+    if (type == "top.Conv") return quantized_conv(op, a);
+    if (type == "top.RequantInt") return requant_int(op, a);
+    if (type == "top.Add" || type == "top.Sub" || type == "top.Mul") return quantized_binary(op, a);
+    static const std::set<std::string> movement = {"top.Reshape", "top.Squeeze", "top.Unsqueeze", "top.Permute",
+                                                   "top.Slice",   "top.Concat",  "top.MaxPool"};
+    if (movement.count(type)) return convert_float(op, a);
+    throw Error(cat("no kiln conversion for ", type, " on integer or quantized tensors yet"))
+        .op("tpulang.to_kiln")
+        .node(op.outputs[0].name());
+  }
+
+  // requant_fp_to_int: qnn.quantize with the output's parameters; dequant_int_to_fp:
+  // qnn.dequantize with the input's. qnn.quantize rounds ties to even whatever round_mode says.
+  Expr cast(const Operator& op, std::vector<Expr>& a) {
+    const Tensor& in = op.inputs[0];
+    const Tensor& out = op.outputs[0];
+    if (is_float_dtype(in.dtype()) && !is_float_dtype(out.dtype())) {
+      QuantizeAttrs q;
+      q.axis = out.quant_axis();
+      q.out_dtype = out.dtype();
+      return call_op("qnn.quantize", {a[0], scale_of(out), zero_point_of(out)}, q);
+    }
+    if (!is_float_dtype(in.dtype()) && is_float_dtype(out.dtype())) {
+      DequantizeAttrs d;
+      d.axis = in.quant_axis();
+      d.out_dtype = out.dtype();
+      return call_op("qnn.dequantize", {a[0], scale_of(in), zero_point_of(in)}, d);
+    }
+    throw Error(cat("a cast from ", in.dtype(), " to ", out.dtype(), " does not convert yet"))
+        .op("tpulang.to_kiln")
+        .node(out.name());
+  }
+
+  // conv_v2 on integers: qnn.conv2d's int32 sum of (input - input_zp) * (weight - weight_zp),
+  // plus the int32 bias.
+  Expr quantized_conv(const Operator& op, std::vector<Expr>& a) {
+    const Tensor& in = op.inputs[0];
+    const Tensor& out = op.outputs[0];
+    auto refuse = [&](const std::string& why) {
+      return Error(cat("quantized top.Conv: ", why)).op("tpulang.to_kiln").node(out.name());
+    };
+    if (in.zero_point().size() > 1 || in.scale().size() > 1)
+      throw refuse("per-channel input zero points do not convert");
+    if (out.dtype() != "int32") throw refuse(cat("the output is ", out.dtype(), "; qnn.conv2d accumulates in int32"));
+    if (a[2] && op.inputs[2].dtype() != "int32") throw refuse("the bias must be int32");
+    QnnConv2DAttrs attrs;
+    attrs.strides = ints(op, "strides");
+    attrs.padding = ints(op, "pads");
+    attrs.dilation = ints(op, "dilations");
+    attrs.groups = attr(op, "group").i;
+    attrs.kernel_layout = "OIHW";
+    const Tensor& w = op.inputs[1];
+    Expr y = call_op("qnn.conv2d", {a[0], a[1], zero_point_of(in), zero_point_of(w), scale_of(in), scale_of(w)}, attrs);
+    return a[2] ? add_bias(y, a[2], out.shape()[1], 1, 4) : y;
+  }
+
+  // requant_int in MultiplierShift mode: round(x * multiplier / 2^rshift) + offset, saturated,
+  // as qnn.requantize with input scale multiplier * 2^-rshift (exact in float64).
+  Expr requant_int(const Operator& op, std::vector<Expr>& a) {
+    const Tensor& out = op.outputs[0];
+    auto refuse = [&](const std::string& why) {
+      return Error(cat("top.RequantInt: ", why)).op("tpulang.to_kiln").node(out.name());
+    };
+    if (attr(op, "quant_mode").s != "MultiplierShift")
+      throw refuse(cat("quant_mode ", attr(op, "quant_mode").s, " does not convert yet (MultiplierShift does)"));
+    static const std::map<std::string, std::string> rounding = {
+        {"HalfAwayFromZero", "TONEAREST"}, {"HalfUp", "UPWARD"}, {"HalfToEven", "HALF_TO_EVEN"}};
+    auto round = rounding.find(attr(op, "round_mode").s);
+    if (round == rounding.end()) throw refuse(cat("round_mode ", attr(op, "round_mode").s, " does not convert yet"));
+    const std::vector<int64_t>& mul = ints(op, "multiplier");
+    const std::vector<int64_t>& rshift = ints(op, "rshift");
+    const size_t n = std::max(mul.size(), rshift.size());
+    std::vector<double> scale(n);
+    for (size_t i = 0; i < n; ++i)
+      scale[i] = std::ldexp(static_cast<double>(mul[mul.size() == 1 ? 0 : i]),
+                            -static_cast<int>(rshift[rshift.size() == 1 ? 0 : i]));
+    RequantizeAttrs r;
+    r.axis = out.quant_axis();
+    r.rounding = round->second;
+    r.out_dtype = out.dtype();
+    return call_op("qnn.requantize",
+                   {a[0], vector_constant(scale, DType::kFloat64), int_constant({0}),
+                    vector_constant({1.0}, DType::kFloat64), zero_point_of(out)},
+                   r);
+  }
+
+  // Quantized add / sub / mul: the operands dequantized, the float op, the result quantized
+  // with the output's parameters (an integer output) or left float.
+  Expr quantized_binary(const Operator& op, std::vector<Expr>& a) {
+    std::vector<Expr> real;
+    for (size_t i = 0; i < 2; ++i) real.push_back(dequantized(op.inputs[i], a[i]));
+    Expr y = convert_float(op, real);
+    const Tensor& out = op.outputs[0];
+    if (is_float_dtype(out.dtype())) return y;
+    QuantizeAttrs q;
+    q.axis = out.quant_axis();
+    q.out_dtype = out.dtype();
+    return call_op("qnn.quantize", {y, scale_of(out), zero_point_of(out)}, q);
+  }
+
+  Expr dequantized(const Tensor& t, const Expr& e) {
+    if (is_float_dtype(t.dtype())) return e;
+    DequantizeAttrs d;
+    d.axis = t.quant_axis();
+    return call_op("qnn.dequantize", {e, scale_of(t), zero_point_of(t)}, d);
+  }
+
+  static bool is_integer_op(const Operator& op) {
+    for (const Tensor& t : op.inputs)
+      if (t.defined() && (!is_float_dtype(t.dtype()) || t.is_quantized())) return true;
+    return !is_float_dtype(op.outputs[0].dtype());
+  }
+
+  // A quantization parameter: a scalar, or one value per channel of the tensor's quant_axis().
+  static Expr vector_constant(const std::vector<double>& values, DType dtype) {
+    Shape shape = values.size() == 1 ? Shape{} : Shape{static_cast<int64_t>(values.size())};
+    return make_constant(NDArray::from_doubles(shape, dtype, values));
+  }
+  static Expr int_constant(const std::vector<int64_t>& values) {
+    return vector_constant(std::vector<double>(values.begin(), values.end()), DType::kInt32);
+  }
+  static Expr scale_of(const Tensor& t) {
+    return vector_constant(t.scale().empty() ? std::vector<double>{1.0} : t.scale(), DType::kFloat32);
+  }
+  static Expr zero_point_of(const Tensor& t) {
+    return int_constant(t.zero_point().empty() ? std::vector<int64_t>{0} : t.zero_point());
   }
 
   Expr convolution(const Operator& op, std::vector<Expr>& a) {

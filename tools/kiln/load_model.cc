@@ -11,6 +11,8 @@
 #include "kiln/runtime/npy.h"
 #include "kiln/support/error.h"
 #include "kiln/support/strings.h"
+#include "kiln/tpulang/read_top.h"
+#include "kiln/tpulang/to_kiln.h"
 
 namespace kiln::cli {
 
@@ -185,17 +187,34 @@ LoadedModel load_onnx(const std::string& path, const Args& args) {
   return {onnx.module, onnx.input_names, onnx.output_names, path};
 }
 
+// Top MLIR (tpu-mlir's NAME_origin.mlir, as `kiln export-mlir` writes it): read as a TpuLang
+// graph, converted, and its weights bound as constants like an ONNX model's initializers.
+LoadedModel load_top_mlir(const std::string& path, const Args& args) {
+  tpulang::TopGraph top = tpulang::read_top_file(path, args.get("--weights"));
+  LoadedModel m;
+  try {
+    tpulang::KilnProgram program = tpulang::to_kiln(*top.graph, top.inputs, top.outputs);
+    m.module = infer_types(bind_params(program.module, program.params));
+  } catch (Error& e) {
+    throw e.file(path);
+  }
+  for (const tpulang::Tensor& t : top.inputs) m.input_names.push_back(t.name());
+  for (const tpulang::Tensor& t : top.outputs) m.output_names.push_back(t.name());
+  return m;
+}
+
 }  // namespace
 
 LoadedModel load_model(const std::string& path, const Args& args) {
   LoadedModel model;
+  check(!args.has("--weights") || ends_with(path, ".mlir"), "--weights applies to Top MLIR (.mlir) models only");
   if (ends_with(path, ".onnx")) {
     model = load_onnx(path, args);
   } else {
     check(args.all("--shape").empty(), "--shape applies to ONNX models only");
     check(!args.has("--no-check"), "--no-check applies to ONNX models only");
     check(args.all("--bind").empty(), "--bind applies to ONNX models only");
-    model = load_ir_text(path);
+    model = ends_with(path, ".mlir") ? load_top_mlir(path, args) : load_ir_text(path);
   }
   model.path = path;
   return model;

@@ -24,31 +24,32 @@ struct Command {
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"print",
-       {"--pass", "-O", "--shape", "--bind", "--disable-pass", "--pass-option"},
+       {"--pass", "-O", "--shape", "--bind", "--disable-pass", "--pass-option", "--weights"},
        {"--no-check", "--print-after-all"},
        kiln::cli::cmd_print,
        "kiln print FILE [-O N] [--pass NAME]... [--disable-pass NAME]... [--pass-option PASS.KEY=VALUE]... "
-       "[--print-after-all] [--shape NAME=D0,D1,...] [--bind NAME=VALUE]... [--no-check]"},
+       "[--print-after-all] [--shape NAME=D0,D1,...] [--bind NAME=VALUE]... [--no-check] [--weights FILE.npz]"},
       {"compile",
-       {"-o", "--target", "-O", "--shape", "--bind", "--disable-pass", "--pass-option"},
+       {"-o", "--target", "-O", "--shape", "--bind", "--disable-pass", "--pass-option", "--weights"},
        {"--no-check", "--verbose", "--stats"},
        kiln::cli::cmd_compile,
        "kiln compile MODEL -o OUT.kiln [--target c] [-O 0..3] [--disable-pass NAME]... "
        "[--pass-option PASS.KEY=VALUE]... [--shape NAME=D0,D1,...] [--bind NAME=VALUE]... [--no-check] [--verbose] "
-       "[--stats]"},
+       "[--stats] [--weights FILE.npz]"},
       {"run",
        {"--engine", "--inputs", "--outputs", "--random-inputs", "--shape", "--bind", "--threads", "-O", "--target",
-        "--disable-pass"},
+        "--disable-pass", "--weights"},
        {"--no-check"},
        kiln::cli::cmd_run,
        "kiln run MODEL|OUT.kiln [--engine compiled|interp] [--inputs DIR] [--outputs DIR] [--random-inputs SEED] "
-       "[--bind NAME=VALUE]... [--threads N] [-O N]"},
+       "[--bind NAME=VALUE]... [--threads N] [-O N] [--weights FILE.npz]"},
       {"bench",
-       {"--threads", "--warmup", "--repeat", "--inputs", "--shape", "--bind", "-O", "--target", "--disable-pass"},
+       {"--threads", "--warmup", "--repeat", "--inputs", "--shape", "--bind", "-O", "--target", "--disable-pass",
+        "--weights"},
        {"--no-check", "--profile"},
        kiln::cli::cmd_bench,
        "kiln bench MODEL|OUT.kiln [--threads N] [--warmup N] [--repeat N] [--inputs DIR] [--bind NAME=VALUE]... "
-       "[--profile]   # last line: "
+       "[--profile] [--weights FILE.npz]   # last line: "
        "median_ms=... min_ms=..."},
       {"onnx-test",
        {"--engine"},

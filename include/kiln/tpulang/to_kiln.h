@@ -3,7 +3,11 @@
 // values as params, so it prints, optimises (build() binds the params), compiles and runs
 // like an imported model. Each Top operator becomes kiln's op of the same meaning
 // (top.Conv -> nn.conv2d (+ add of the bias), top.MatMul -> nn.matmul, top.Add -> add, ...).
-// Quantized tensors are not converted yet (they are carried into Top MLIR only).
+// Quantized and integer tensors keep their storage dtype and go through kiln's qnn ops:
+// requant_fp_to_int -> qnn.quantize, dequant_int_to_fp -> qnn.dequantize, integer conv_v2 ->
+// qnn.conv2d (int32 accumulator, + bias), requant_int (MultiplierShift) -> qnn.requantize,
+// quantized add / sub / mul -> dequantize, the float op, quantize; data movement as for
+// floats. Other ops on them (dequant_int, TFLite requant modes) are refused by name.
 // The ops are looked up by name in the op registry, which register_builtin_ops() (op layer)
 // fills, as every tool and the test main do first.
 #pragma once
