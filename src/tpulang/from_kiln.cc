@@ -30,7 +30,7 @@ Ints tpulang_pad(const Padding2D& p) { return {p.top, p.bottom, p.left, p.right}
 
 class Importer {
  public:
-  explicit Importer(const NamedArrays& params) {
+  Importer(const NamedArrays& params, const std::vector<std::string>& output_names) : output_names_(output_names) {
     for (const auto& [name, array] : params) params_[name] = array;
   }
 
@@ -40,6 +40,7 @@ class Importer {
     TopGraph out;
     out.graph = std::make_unique<Graph>();
     graph_ = out.graph.get();
+    reserve_output_names(main->body);
     for (const Var& p : main->params) {
       const TensorTypeNode& t = tensor_type_of(p);
       auto it = params_.find(p->name);
@@ -98,7 +99,9 @@ class Importer {
         const auto* call = as<CallNode>(e);
         if (!call->op()) break;
         if (bias_follows(*call)) return;  // converted with the nn.bias_add that uses it
-        const std::string name = unique(e->source.empty() ? call->op()->name : e->source);
+        auto wanted = output_name_.find(e.get());
+        const std::string name =
+            wanted != output_name_.end() ? wanted->second : unique(e->source.empty() ? call->op()->name : e->source);
         values_[e.get()] = {convert(*call, e, name)};
         return;
       }
@@ -106,6 +109,18 @@ class Importer {
     }
     throw Error("only op calls, tuples and constants convert to TpuLang (no functions, lets or ifs)")
         .op("tpulang.from_kiln");
+  }
+
+  // The model's output names go to the calls that compute them (the first output wins when one
+  // call is several), and no other tensor may take them.
+  void reserve_output_names(const Expr& body) {
+    std::vector<Expr> results = body->kind == ExprKind::kTuple ? as<TupleNode>(body)->fields : std::vector<Expr>{body};
+    for (size_t i = 0; i < results.size() && i < output_names_.size(); ++i) {
+      const std::string& name = output_names_[i];
+      if (results[i]->kind != ExprKind::kCall || output_name_.count(results[i].get()) || used_.count(name)) continue;
+      output_name_[results[i].get()] = name;
+      used_.insert(name);
+    }
   }
 
   void count_uses(const Expr& body) {
@@ -273,10 +288,14 @@ class Importer {
   std::map<std::string, Tensor> reshaped_;
   std::map<const ExprNode*, const CallNode*> bias_user_;  // first operand of an nn.bias_add or add -> that call
   std::set<std::string> used_;
+  std::vector<std::string> output_names_;
+  std::map<const ExprNode*, std::string> output_name_;
 };
 
 }  // namespace
 
-TopGraph from_kiln(const IRModule& module, const NamedArrays& params) { return Importer(params).run(module); }
+TopGraph from_kiln(const IRModule& module, const NamedArrays& params, const std::vector<std::string>& output_names) {
+  return Importer(params, output_names).run(module);
+}
 
 }  // namespace kiln::tpulang

@@ -7,13 +7,15 @@ set -uo pipefail
 kiln=$1 root=$2
 source "$(dirname "${BASH_SOURCE[0]}")/lib/expect.sh"
 
-# same_outputs DIR_A DIR_B: each holds one .npy, and they agree.
+# same_outputs DIR_A DIR_B: each holds one .npy of the same name (the ONNX output's name
+# survives the round trip), and they agree.
 same_outputs() {
   /usr/bin/python3 - "$1" "$2" <<'PY'
-import glob, sys
+import glob, os, sys
 import numpy as np
 a, b = (sorted(glob.glob(d + "/*.npy")) for d in sys.argv[1:3])
 assert len(a) == 1 and len(b) == 1, (a, b)
+assert os.path.basename(a[0]) == os.path.basename(b[0]), (a, b)
 x, y = np.load(a[0]), np.load(b[0])
 assert x.shape == y.shape, (x.shape, y.shape)
 assert np.allclose(x, y, rtol=1e-4, atol=1e-5), f"max abs error {np.abs(x - y).max()}"

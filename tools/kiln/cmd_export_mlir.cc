@@ -23,7 +23,7 @@ int cmd_export_mlir(const Args& args) {
     // Top has no batch norm or dropout: inference-time ops are decomposed (and what that
     // leaves on constants folded) first, as tpu-mlir's ONNX frontend does.
     IRModule mod = run_passes(model.module, {"InferType", "SimplifyInference", "FoldConstant"});
-    tpulang::TopGraph top = tpulang::from_kiln(mod);
+    tpulang::TopGraph top = tpulang::from_kiln(mod, {}, model.output_names);
     std::string dir = out.has_parent_path() ? out.parent_path().string() : ".";
     std::filesystem::create_directories(dir);
     tpulang::CompiledFiles files = tpulang::compile(*top.graph, out.filename().string(), top.inputs, top.outputs, dir);

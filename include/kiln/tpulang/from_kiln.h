@@ -20,6 +20,9 @@ struct TopGraph {
   std::vector<Tensor> outputs;
 };
 
-TopGraph from_kiln(const IRModule& module, const NamedArrays& params = {});
+// `output_names` name @main's results in order (an ONNX model's output names), so the
+// tensors keep them in Top MLIR; results without a name are named by their source node.
+TopGraph from_kiln(const IRModule& module, const NamedArrays& params = {},
+                   const std::vector<std::string>& output_names = {});
 
 }  // namespace kiln::tpulang
