@@ -1,8 +1,8 @@
 // Real exports through Top MLIR: torchvision's ResNet-18, MobileNetV2, EfficientNet-B0 and
 // RegNetY-400MF (random weights, exported by tests/realmodels/export_models.py) imported by
 // kiln, turned into a TpuLang graph, written as Top MLIR + weights (parsed by mlir-opt in
-// tests/cli/tpulang_mlir_parses.sh) and converted back into kiln give the outputs of the
-// direct ONNX path.
+// tests/cli/tpulang_mlir_parses.sh), read back from those files and converted into kiln give
+// the outputs of the direct ONNX path.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,6 +13,7 @@
 #include "kiln/runtime/npy.h"
 #include "kiln/tpulang/emit.h"
 #include "kiln/tpulang/from_kiln.h"
+#include "kiln/tpulang/read_top.h"
 #include "kiln/tpulang/to_kiln.h"
 #include "runtime/runtime_test_util.h"
 #include "tpulang/tpulang_test_util.h"
@@ -38,7 +39,9 @@ void expect_round_trip(const std::string& model) {
   TopGraph top = from_kiln(onnx.module, onnx.params);
   CompiledFiles files = compile(*top.graph, model, top.inputs, top.outputs, testing::tpulang::emit_dir());
   EXPECT_EQ(read_npz(files.weight_path).size(), onnx.params.size());
-  KilnProgram back = to_kiln(*top.graph, top.inputs, top.outputs);
+  // Back through the written files, as `kiln run NAME_origin.mlir` reads them.
+  TopGraph read = read_top_file(files.mlir_path);
+  KilnProgram back = to_kiln(*read.graph, read.inputs, read.outputs);
   NDArray got = run(back.module, input, back.params);
   ASSERT_EQ(got.shape(), want.shape());
   for (int64_t i = 0; i < want.numel(); ++i)
