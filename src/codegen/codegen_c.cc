@@ -431,6 +431,8 @@ class FunctionWriter {
     // float32 exp in loops vectorizes through kiln's own expf (kiln/runtime/vector_math.h).
     if (single && name == "exp") return "kiln_expf(" + x + ")";
     if (single && name == "sigmoid") return "kiln_sigmoidf(" + x + ")";
+    if (single && name == "tanh") return "kiln_tanhf(" + x + ")";
+    if (single && name == "erf") return "kiln_erff(" + x + ")";
     if (name == "sigmoid") return "(" + one + " / (" + one + " + exp" + f + "(-(" + x + "))))";
     if (name == "abs" || name == "fabs") return "fabs" + f + "(" + x + ")";
     if (name == "round") return "nearbyint" + f + "(" + x + ")";  // half to even, like ONNX Round

@@ -6,6 +6,11 @@
 #include <exception>
 #include <limits>
 #include <system_error>
+#include <utility>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 #include "kiln/support/error.h"
 
@@ -16,6 +21,16 @@ namespace {
 thread_local ThreadPool* current_pool = nullptr;
 // True while this thread runs a task of some parallel loop: nested loops then run inline.
 thread_local bool inside_task = false;
+
+// Tells the core a spin-wait is in progress, which saves power and lets the sibling
+// hyper-thread run.
+void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
 
 class InsideTask {
  public:
@@ -28,27 +43,62 @@ class InsideTask {
 
 }  // namespace
 
-struct ThreadPool::Job {
-  const Task* body = nullptr;
-  int64_t num_tasks = 0;
-  int64_t chunk = 1;
-  std::atomic<int64_t> next{0};
-
-  std::mutex failure_mutex;
-  int64_t failed_task = std::numeric_limits<int64_t>::max();
+// The failure of the lowest failing task of one loop.
+struct ThreadPool::Failure {
+  std::mutex mutex;
+  int64_t task = std::numeric_limits<int64_t>::max();
   int32_t status = 0;
   std::exception_ptr exception;
 
-  void record(int64_t task, int32_t task_status, std::exception_ptr task_exception) {
-    std::lock_guard lock(failure_mutex);
-    if (task >= failed_task) return;
-    failed_task = task;
+  void reset() {
+    task = std::numeric_limits<int64_t>::max();
+    status = 0;
+    exception = nullptr;
+  }
+  void record(int64_t failed_task, int32_t task_status, std::exception_ptr task_exception) {
+    std::lock_guard lock(mutex);
+    if (failed_task >= task) return;
+    task = failed_task;
     status = task_status;
     exception = std::move(task_exception);
   }
+  // Runs tasks [begin, end) of `body`, recording failures.
+  void run(const Task& body, int64_t begin, int64_t end) {
+    for (int64_t t = begin; t < end; ++t) {
+      try {
+        if (int32_t task_status = body(t); task_status != 0) record(t, task_status, nullptr);
+      } catch (...) {
+        record(t, -1, std::current_exception());
+      }
+    }
+  }
 };
 
-ThreadPool::ThreadPool(int num_threads) {
+// The loop being run, owned by the pool so that a late worker reads valid memory.
+// `state` packs the generation (high 32 bits) and the next unclaimed task (low 32 bits): a
+// claim is one compare-and-swap that also proves the loop is still the one the worker saw,
+// and while any of its tasks is claimed but not done, its caller is still waiting in
+// parallel_for, so body and failure are still valid. (A worker would have to sleep through
+// 2^32 loops between reading state and its compare-and-swap for the generation to repeat.)
+struct ThreadPool::Loop {
+  static constexpr int64_t kMaxTasks = std::numeric_limits<int32_t>::max();
+  static constexpr int64_t kClosed = 0xffffffff;  // a next task beyond every loop's end
+
+  std::atomic<uint64_t> state{0};
+  std::atomic<const Task*> body{nullptr};
+  std::atomic<int64_t> num_tasks{0};
+  std::atomic<int64_t> threads{1};
+  std::atomic<int64_t> done{0};  // tasks finished
+  Failure failure;
+
+  static uint64_t pack(uint32_t generation, int64_t next) {
+    return (uint64_t{generation} << 32) | static_cast<uint64_t>(next);
+  }
+  static uint32_t generation_of(uint64_t packed) { return static_cast<uint32_t>(packed >> 32); }
+  static int64_t next_of(uint64_t packed) { return static_cast<int64_t>(packed & 0xffffffffu); }
+};
+
+ThreadPool::ThreadPool(int num_threads) : loop_(std::make_unique<Loop>()) {
   if (num_threads < 1) num_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   workers_.reserve(static_cast<size_t>(num_threads - 1));
   try {
@@ -62,75 +112,114 @@ ThreadPool::ThreadPool(int num_threads) {
 
 ThreadPool::~ThreadPool() { stop_workers(); }
 
+void ThreadPool::wake_sleepers() {
+  // A sleeper counts itself before its last look at the state, and the mutex orders this
+  // wake-up after that look: no wake-up is lost.
+  if (sleeping_.load() == 0) return;
+  { std::lock_guard lock(mutex_); }
+  wake_.notify_all();
+}
+
 void ThreadPool::stop_workers() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
+  stopping_.store(true);
+  { std::lock_guard lock(mutex_); }
   wake_.notify_all();
   for (std::thread& worker : workers_) worker.join();
   workers_.clear();
 }
 
-void ThreadPool::work_on(Job& job) {
+void ThreadPool::run_chunks(uint32_t generation) {
   InsideTask inside;
+  Loop& loop = *loop_;
+  uint64_t state = loop.state.load(std::memory_order_acquire);
   while (true) {
-    const int64_t begin = job.next.fetch_add(job.chunk);
-    if (begin >= job.num_tasks) return;
-    const int64_t end = std::min(job.num_tasks, begin + job.chunk);
-    for (int64_t task = begin; task < end; ++task) {
-      try {
-        if (int32_t status = (*job.body)(task); status != 0) job.record(task, status, nullptr);
-      } catch (...) {
-        job.record(task, -1, std::current_exception());
-      }
-    }
+    if (Loop::generation_of(state) != generation) return;
+    const int64_t begin = Loop::next_of(state), num_tasks = loop.num_tasks.load(std::memory_order_relaxed);
+    if (begin >= num_tasks) return;
+    // Guided chunks: large ones first for few atomics, small ones last so that no thread
+    // idles long while another finishes a big chunk.
+    const int64_t threads = loop.threads.load(std::memory_order_relaxed), left = num_tasks - begin;
+    const int64_t end = begin + (threads == 1 ? left : std::max<int64_t>(1, left / (2 * threads)));
+    if (!loop.state.compare_exchange_weak(state, Loop::pack(generation, end), std::memory_order_acq_rel)) continue;
+    loop.failure.run(*loop.body.load(std::memory_order_relaxed), begin, end);
+    loop.done.fetch_add(end - begin, std::memory_order_acq_rel);
+    state = loop.state.load(std::memory_order_acquire);
   }
+}
+
+uint32_t ThreadPool::wait_for_loop(uint32_t seen) {
+  const auto deadline = std::chrono::steady_clock::now() + kSpin;
+  for (uint32_t round = 1;; ++round) {
+    const uint32_t generation = Loop::generation_of(loop_->state.load(std::memory_order_acquire));
+    if (generation != seen || stopping_.load(std::memory_order_relaxed)) return generation;
+    // Pausing first reacts fastest; yielding later hands the core back when the machine is
+    // oversubscribed, where this worker may share a core with the thread that will wake it.
+    if (round < 256)
+      cpu_relax();
+    else
+      std::this_thread::yield();
+    if (round % 64 == 0 && std::chrono::steady_clock::now() > deadline) break;
+  }
+  std::unique_lock lock(mutex_);
+  sleeping_.fetch_add(1);
+  uint32_t generation = seen;
+  wake_.wait(lock, [&] {
+    generation = Loop::generation_of(loop_->state.load());
+    return generation != seen || stopping_.load();
+  });
+  sleeping_.fetch_sub(1);
+  return generation;
 }
 
 void ThreadPool::worker_loop() {
   current_pool = this;
-  uint64_t seen = 0;
-  std::unique_lock lock(mutex_);
+  uint32_t seen = 0;
   while (true) {
-    wake_.wait(lock, [&] { return stopping_ || (generation_ != seen && job_ != nullptr); });
-    if (stopping_) return;
-    seen = generation_;
-    Job* job = job_;
-    ++active_;
-    lock.unlock();
-    work_on(*job);
-    lock.lock();
-    if (--active_ == 0) idle_.notify_all();
+    seen = wait_for_loop(seen);
+    if (stopping_.load()) return;
+    run_chunks(seen);
   }
 }
 
 int32_t ThreadPool::parallel_for_status(int64_t num_tasks, const Task& body) {
   if (num_tasks <= 0) return 0;
-  Job job;
-  job.body = &body;
-  job.num_tasks = num_tasks;
-  const bool run_inline = inside_task || workers_.empty() || num_tasks == 1;
+  // A loop issued while another one of this pool is in flight (another thread sharing the
+  // executor) runs inline rather than queueing behind it.
+  const bool run_inline = inside_task || workers_.empty() || num_tasks == 1 || num_tasks > Loop::kMaxTasks ||
+                          busy_.exchange(true, std::memory_order_acquire);
   if (run_inline) {
-    job.chunk = num_tasks;
-    work_on(job);
-  } else {
-    // A few chunks per thread balance uneven tasks without paying an atomic per task.
-    job.chunk = std::max<int64_t>(1, num_tasks / (int64_t{num_threads()} * 4));
-    std::lock_guard dispatch(dispatch_mutex_);
-    {
-      std::lock_guard lock(mutex_);
-      job_ = &job;
-      ++generation_;
-    }
-    wake_.notify_all();
-    work_on(job);
-    std::unique_lock lock(mutex_);
-    job_ = nullptr;  // workers that wake from now on skip this loop
-    idle_.wait(lock, [&] { return active_ == 0; });
+    InsideTask inside;
+    Failure failure;
+    failure.run(body, 0, num_tasks);
+    if (failure.exception) std::rethrow_exception(failure.exception);
+    return failure.status;
   }
-  if (job.exception) std::rethrow_exception(job.exception);
-  return job.status;
+  Loop& loop = *loop_;
+  loop.body.store(&body, std::memory_order_relaxed);
+  loop.num_tasks.store(num_tasks, std::memory_order_relaxed);
+  loop.threads.store(num_threads(), std::memory_order_relaxed);
+  loop.done.store(0, std::memory_order_relaxed);
+  loop.failure.reset();
+  // Generation 0 is the one workers start having seen; skip it when the counter wraps.
+  if (++generation_ == 0) ++generation_;
+  loop.state.store(Loop::pack(generation_, 0));  // publishes everything above
+  wake_sleepers();
+  run_chunks(generation_);
+  for (uint32_t round = 1; loop.done.load(std::memory_order_acquire) != num_tasks; ++round) {
+    // A worker preempted mid-chunk may take a while: stop spinning on a shared machine.
+    if (round % 1024 == 0)
+      std::this_thread::yield();
+    else
+      cpu_relax();
+  }
+  // Closed before the fields change for the next loop: a worker that read this loop's state
+  // and then the next loop's num_tasks must fail its compare-and-swap.
+  loop.state.store(Loop::pack(generation_, Loop::kClosed));
+  std::exception_ptr exception = std::move(loop.failure.exception);
+  const int32_t status = loop.failure.status;
+  busy_.store(false, std::memory_order_release);
+  if (exception) std::rethrow_exception(exception);
+  return status;
 }
 
 void ThreadPool::parallel_for(int64_t num_tasks, const std::function<void(int64_t task)>& body) {

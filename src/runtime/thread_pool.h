@@ -1,11 +1,21 @@
 // A fixed set of worker threads owned by one graph executor. parallel_for hands out tasks
 // to the workers and to the calling thread; a parallel_for issued from inside a task (by a
 // worker or by the caller) runs inline, so nested parallel loops never deadlock.
+//
+// Dispatch costs microseconds: the caller publishes a loop in one atomic word (generation and
+// next task) without a mutex; idle workers spin on it for a short while (kSpin) before
+// sleeping on a condition variable, which the caller only signals when someone sleeps, so
+// loops issued back to back by a graph executor find the workers awake. Threads claim chunks
+// of tasks from that word, and the caller waits only for chunks claimed, never for a worker
+// that has not woken up yet (which matters on a loaded machine).
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -27,6 +37,10 @@ class ThreadPool {
   ThreadPool& operator=(const ThreadPool&) = delete;
 
   int num_threads() const { return static_cast<int>(workers_.size()) + 1; }
+
+  // How long an idle worker polls for the next loop before it sleeps: long enough to bridge
+  // the gap between two kernels of one run, short enough not to burn a core between runs.
+  static constexpr std::chrono::microseconds kSpin{100};
 
   // Runs body(task) for every task in [0, num_tasks). Every task runs even when one fails;
   // afterwards the exception of the lowest failing task is rethrown.
@@ -52,20 +66,25 @@ class ThreadPool {
   };
 
  private:
-  struct Job;
+  struct Failure;
+  struct Loop;
   void worker_loop();
+  // Spins, then sleeps, until a loop of another generation than `seen` is published or the
+  // pool stops; returns the generation seen last.
+  uint32_t wait_for_loop(uint32_t seen);
+  // Runs chunks of the published loop of generation `generation` until none is left.
+  void run_chunks(uint32_t generation);
+  void wake_sleepers();
   void stop_workers();
-  static void work_on(Job& job);
 
   std::vector<std::thread> workers_;
-  std::mutex dispatch_mutex_;  // one loop at a time when several threads share a pool
-  std::mutex mutex_;
+  std::unique_ptr<Loop> loop_;
+  std::atomic<bool> busy_{false};  // a loop is in flight; a concurrent caller runs inline
+  uint32_t generation_ = 0;        // of the last loop published, written under busy_
+  std::atomic<int> sleeping_{0};   // workers blocked (or about to block) on wake_
+  std::atomic<bool> stopping_{false};
+  std::mutex mutex_;  // only for sleeping and waking
   std::condition_variable wake_;
-  std::condition_variable idle_;
-  Job* job_ = nullptr;  // the loop workers may join, guarded by mutex_
-  uint64_t generation_ = 0;
-  int active_ = 0;  // workers inside work_on
-  bool stopping_ = false;
 };
 
 // The table installed into every loaded lib.so: parallel_for runs on ThreadPool::current()

@@ -7,6 +7,7 @@
 
 #include "frontend/onnx_test_util.h"
 #include "kiln/interp/interpreter.h"
+#include "kiln/ir/printer.h"
 
 namespace kiln::testing {
 namespace {
@@ -81,6 +82,24 @@ struct Case {
   bool initial_state = false, peepholes = false;
 };
 
+size_t count_of(const std::string& text, const std::string& part) {
+  size_t n = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
+
+// The input projection of all steps is one dense per direction, [rows, width], ahead of the
+// steps; each step multiplies h by R once (GRU without linear_before_reset: twice, as its
+// candidate reads r*h).
+void expect_one_projection_per_direction(const IRModule& module, const Case& c, int64_t rows, int64_t steps,
+                                         int64_t width) {
+  const std::string text = print_module(module);
+  const int64_t dirs = c.direction == "bidirectional" ? 2 : 1;
+  const int64_t per_step = c.op == "GRU" && c.linear_before_reset == 0 ? 2 : 1;
+  EXPECT_EQ(count_of(text, "nn.dense("), static_cast<size_t>(dirs + steps * per_step)) << text;
+  EXPECT_TRUE(contains(text, cat("ty=Tensor[(", rows, ", ", width, "), float32]"))) << text;
+}
+
 void expect_matches_numpy(const Case& c) {
   const int64_t seq = 3, batch = 2, input = 3, hidden = 4;
   const int64_t dirs = c.direction == "bidirectional" ? 2 : 1;
@@ -126,6 +145,7 @@ void expect_matches_numpy(const Case& c) {
   OnnxImportOptions options;
   options.freeze_params = true;
   OnnxModel m = from_onnx_bytes(b.bytes(), options);
+  expect_one_projection_per_direction(m.module, c, seq * batch, dirs * seq, gates * hidden);
   std::vector<Value> actual = interpret(m.module, "main", {values[0].second}).tuple();
 
   std::vector<std::string> defaults = c.op == "RNN"   ? std::vector<std::string>{"Tanh"}

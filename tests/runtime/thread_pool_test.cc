@@ -154,5 +154,92 @@ TEST(ThreadPool, SeveralPoolsRunConcurrently) {
   EXPECT_EQ(total.load(), 4 * 50 * (15 * 16 / 2));
 }
 
+TEST(ThreadPool, EveryTaskRunsOnceForManyLoopSizesAndThreadCounts) {
+  for (int threads : {2, 3, 5}) {
+    ThreadPool pool(threads);
+    for (int64_t n = 0; n <= 70; ++n) {
+      std::vector<std::atomic<int>> runs(static_cast<size_t>(n));
+      pool.parallel_for(n, [&](int64_t task) { runs[static_cast<size_t>(task)]++; });
+      for (int64_t i = 0; i < n; ++i)
+        ASSERT_EQ(runs[static_cast<size_t>(i)].load(), 1) << "threads=" << threads << " n=" << n << " task " << i;
+    }
+  }
+}
+
+TEST(ThreadPool, WorkersThatWentToSleepWakeForTheNextLoop) {
+  ThreadPool pool(3);
+  for (int round = 0; round < 3; ++round) {
+    // Longer than the spin: the workers are asleep on the condition variable by now.
+    std::this_thread::sleep_for(ThreadPool::kSpin * 20);
+    std::atomic<int> started{0}, met{0};
+    pool.parallel_for(3, [&](int64_t) {
+      started++;
+      if (wait_for(started, 3)) met++;
+    });
+    EXPECT_EQ(met.load(), 3) << "round " << round << ": three threads ran tasks at once";
+  }
+}
+
+TEST(ThreadPool, NestedLoopsInsideWorkerTasksRunEveryInnerTask) {
+  ThreadPool pool(3);
+  std::vector<std::atomic<int>> runs(6 * 7);
+  pool.parallel_for(6, [&](int64_t outer) {
+    pool.parallel_for(7, [&](int64_t inner) { runs[static_cast<size_t>(outer * 7 + inner)]++; });
+    // A nested status loop returns its own failure, not the outer loop's.
+    EXPECT_EQ(pool.parallel_for_status(3, [](int64_t task) { return task == 2 ? 4 : 0; }), 4);
+  });
+  for (const auto& r : runs) EXPECT_EQ(r.load(), 1);
+}
+
+TEST(ThreadPool, ExceptionOfAWorkerTaskIsRethrownOnTheCaller) {
+  ThreadPool pool(2);
+  std::atomic<int> started{0};
+  const auto caller = std::this_thread::get_id();
+  try {
+    // Both tasks wait for each other, so they run on two threads; the one on the worker throws.
+    pool.parallel_for(2, [&](int64_t) {
+      started++;
+      wait_for(started, 2);
+      if (std::this_thread::get_id() != caller) throw std::runtime_error("worker failed");
+    });
+    FAIL() << "no exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "worker failed");
+  }
+  // The failure does not leak into the next loop.
+  EXPECT_EQ(pool.parallel_for_status(8, [](int64_t) { return 0; }), 0);
+}
+
+TEST(ThreadPool, ThreadsSharingOnePoolEachRunTheirWholeLoop) {
+  ThreadPool pool(2);
+  constexpr int kCallers = 3, kRounds = 200;
+  std::vector<std::thread> callers;
+  std::vector<int64_t> sums(kCallers, 0);
+  for (int c = 0; c < kCallers; ++c)
+    callers.emplace_back([&, c] {
+      for (int round = 0; round < kRounds; ++round) {
+        std::atomic<int64_t> sum{0};
+        // A loop issued while another caller's is in flight runs inline: never lost, never mixed.
+        pool.parallel_for(10 + c, [&](int64_t task) { sum += task; });
+        sums[static_cast<size_t>(c)] += sum.load();
+      }
+    });
+  for (auto& t : callers) t.join();
+  for (int c = 0; c < kCallers; ++c)
+    EXPECT_EQ(sums[static_cast<size_t>(c)], int64_t{kRounds} * (10 + c) * (9 + c) / 2) << "caller " << c;
+}
+
+TEST(ThreadPool, DestroyingAPoolStopsSpinningAndSleepingWorkers) {
+  for (auto idle : {std::chrono::microseconds(0), ThreadPool::kSpin * 20}) {
+    std::atomic<int> runs{0};
+    {
+      ThreadPool pool(4);
+      pool.parallel_for(16, [&](int64_t) { runs++; });
+      std::this_thread::sleep_for(idle);
+    }
+    EXPECT_EQ(runs.load(), 16);
+  }
+}
+
 }  // namespace
 }  // namespace kiln

@@ -21,8 +21,8 @@ static inline float kiln_pow2i_f32(int32_t n) {
 }
 
 static inline float kiln_expf(float x) {
-  const float kMax = 88.72283935546875f;   /* largest x with a finite exp(x) */
-  const float kMin = -87.33654022216797f;  /* smallest x with a normal exp(x) */
+  const float kMax = 88.72283935546875f;  /* largest x with a finite exp(x) */
+  const float kMin = -87.33654022216797f; /* smallest x with a normal exp(x) */
   const float xc = x > kMax ? kMax : (x < kMin ? kMin : x);
   /* round to nearest by adding and subtracting 1.5 * 2^23 */
   const float n = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
@@ -41,5 +41,43 @@ static inline float kiln_expf(float x) {
 }
 
 static inline float kiln_sigmoidf(float x) { return 1.0f / (1.0f + kiln_expf(-x)); }
+
+/* tanh for float, branch-free so that loops vectorize (recurrent cells call it per element
+ * every step). Method of Cephes' tanhf: an odd polynomial below |x| = 0.625, where
+ * 1 - 2 / (exp(2|x|) + 1) would cancel, and that formula above, with the sign restored; a
+ * few ulp. NaN stays NaN; large |x| gives +-1 as exp overflows to inf. */
+static inline float kiln_tanhf(float x) {
+  const float a = x < 0.0f ? -x : x;
+  const float s = x * x;
+  const float small =
+      ((((-5.70498872745e-3f * s + 2.06390887954e-2f) * s - 5.37397155531e-2f) * s + 1.33314422036e-1f) * s -
+       3.33332819422e-1f) *
+          s * x +
+      x;
+  const float large = 1.0f - 2.0f / (kiln_expf(2.0f * a) + 1.0f);
+  const float signed_large = x < 0.0f ? -large : large;
+  return x != x ? x : (a < 0.625f ? small : signed_large);
+}
+
+/* erf for float, branch-free so that loops vectorize (erf-GELU runs it on every output of the MLP's
+ * first GEMM). The rational approximation of Eigen / XLA: x P(x^2) / Q(x^2) on x clamped to
+ * [-4, 4], beyond which erf is +-1 in float; within 4e-7 relative of erf. NaN stays NaN. */
+static inline float kiln_erff(float x) {
+  const float xc = x > 4.0f ? 4.0f : (x < -4.0f ? -4.0f : x);
+  const float s = xc * xc;
+  float p = -2.72614225801306e-10f;
+  p = p * s + 2.77068142495902e-08f;
+  p = p * s - 2.10102402082508e-06f;
+  p = p * s - 5.69250639462346e-05f;
+  p = p * s - 7.34990630326855e-04f;
+  p = p * s - 2.95459980854025e-03f;
+  p = p * s - 1.60960333262415e-02f;
+  float q = -1.45660718464996e-05f;
+  q = q * s - 2.13374055278905e-04f;
+  q = q * s - 1.68282697438203e-03f;
+  q = q * s - 7.37332916720468e-03f;
+  q = q * s - 1.42647390514189e-02f;
+  return xc * p / q;
+}
 
 #endif /* KILN_RUNTIME_VECTOR_MATH_H_ */

@@ -50,7 +50,9 @@ te::Tensor single_output_like(const ScheduleInput& in, const te::Tensor& anchor_
 
 // Fuses the consecutive leaves `leaves` (outer first) into one loop.
 te::IterVar fuse_all(te::Stage& stage, const std::vector<te::IterVar>& leaves);
-// Below this many multiply-adds a kernel runs on one thread.
-constexpr int64_t kMinParallelWork = 1 << 15;
+// Below this many multiply-adds (about 20-50 us on one core) a kernel runs on one thread:
+// splitting it gains less than waking a sleeping worker and joining it costs, and a step of
+// a recurrent cell (h by R: 1x256x1024 = 2^18) stays on the core whose cache holds R.
+constexpr int64_t kMinParallelWork = 1 << 19;
 
 }  // namespace kiln::nn

@@ -1,5 +1,6 @@
-// Converters: recurrent layers (RNN, GRU, LSTM), unrolled over the static sequence length
-// into dense, add, multiply and activations, one step per time step and direction.
+// Converters: recurrent layers (RNN, GRU, LSTM), unrolled over the static sequence length.
+// Per direction, the input projection of all steps is one dense ahead of the loop; each step
+// then does one dense of h by R (two for GRU, whose candidate reads r*h) and the gate math.
 //
 // ONNX packs the weights of all gates: W is [directions, gates*hidden, input], R is
 // [directions, gates*hidden, hidden], B is [directions, 2*gates*hidden] (W's biases, then
@@ -109,34 +110,21 @@ Expr stack(const std::vector<Expr>& parts, int64_t axis) {
 
 Expr add(const Expr& a, const Expr& b) { return call_op("add", {a, b}); }
 Expr mul(const Expr& a, const Expr& b) { return call_op("multiply", {a, b}); }
-
-// The weights of one direction, split by gate.
-struct DirectionWeights {
-  std::vector<Expr> w, r;       // [hidden, input], [hidden, hidden] per gate
-  std::vector<Expr> wb, rb;     // [hidden] per gate, or null without B
-  std::vector<Expr> peepholes;  // LSTM: i, o, f, [hidden] each, or empty
-};
-
-DirectionWeights direction_weights(ConvertContext& c, Cell cell, int64_t d, int64_t hidden) {
-  DirectionWeights dw;
-  const int64_t gates = gate_count(cell);
-  Expr w = take_index(c.input(1), 0, d), r = take_index(c.input(2), 0, d);
-  Expr b = c.has_input(3) ? take_index(c.input(3), 0, d) : nullptr;
-  for (int64_t g = 0; g < gates; ++g) {
-    dw.w.push_back(slice_axis(w, 0, g * hidden, (g + 1) * hidden));
-    dw.r.push_back(slice_axis(r, 0, g * hidden, (g + 1) * hidden));
-    dw.wb.push_back(b ? slice_axis(b, 0, g * hidden, (g + 1) * hidden) : nullptr);
-    dw.rb.push_back(b ? slice_axis(b, 0, (gates + g) * hidden, (gates + g + 1) * hidden) : nullptr);
-  }
-  if (cell == Cell::kLstm && c.has_input(7)) {
-    Expr p = take_index(c.input(7), 0, d);
-    for (int64_t k = 0; k < 3; ++k) dw.peepholes.push_back(slice_axis(p, 0, k * hidden, (k + 1) * hidden));
-  }
-  return dw;
+Expr dense(const Expr& x, const Expr& w) { return call_op("nn.dense", {x, w}); }
+Expr reshape(const Expr& x, std::vector<int64_t> shape) {
+  return call_op("reshape", {x}, ReshapeAttrs{.newshape = std::move(shape)});
 }
 
 struct StepState {
   Expr h, c;  // [batch, hidden]; c for LSTM only
+};
+
+// The operands one direction reads every step.
+struct Direction {
+  Expr projection;  // [seq, batch, gates*hidden]: x W^T + the biases that do not depend on h
+  Expr r;           // [gates*hidden, hidden]
+  Expr rb_h;        // GRU with linear_before_reset: Rbh, added to h Rh^T before r scales it
+  Expr peepholes;   // LSTM: [3*hidden] in the order (i, o, f), or null
 };
 
 class Unroller {
@@ -150,13 +138,13 @@ class Unroller {
     std::vector<Expr> last_h, last_c;
     for (int64_t d = 0; d < directions_; ++d) {
       bool reverse = direction_ == "reverse" || (direction_ == "bidirectional" && d == 1);
-      DirectionWeights dw = direction_weights(c_, cell_, d, hidden_);
+      Direction dir = direction(d);
       StepState state{initial(5, d), cell_ == Cell::kLstm ? initial(6, d) : nullptr};
       std::vector<Expr>& y = ys[static_cast<size_t>(d)];
       y.resize(static_cast<size_t>(seq_len_));
       for (int64_t s = 0; s < seq_len_; ++s) {
         int64_t t = reverse ? seq_len_ - 1 - s : s;
-        state = step(dw, fs[static_cast<size_t>(d)], take_index(x_, 0, t), state);
+        state = step(dir, fs[static_cast<size_t>(d)], take_index(dir.projection, 0, t), state);
         y[static_cast<size_t>(t)] = state.h;
       }
       last_h.push_back(state.h);
@@ -216,6 +204,7 @@ class Unroller {
       throw std::move(Error(cat(c_.op_type(), "'s R has the wrong shape"))
                           .expected(shape_str({directions_, gate_count(cell_) * hidden_, hidden_}), shape_str(rs)));
     clip_ = c_.attrs().has("clip") ? std::optional(c_.attrs().get_float("clip")) : std::nullopt;
+    linear_before_reset_ = cell_ == Cell::kGru && c_.attrs().get_int("linear_before_reset", 0) != 0;
     check_sequence_lens();
   }
 
@@ -237,47 +226,67 @@ class Unroller {
     return take_index(c_.input(input), layout_ == 1 ? 1 : 0, d);
   }
 
-  // x W^T + wb (+ rb when given).
-  Expr input_part(const DirectionWeights& dw, int64_t g, const Expr& x, bool with_rb) const {
-    Expr out = call_op("nn.dense", {x, dw.w[static_cast<size_t>(g)]});
-    if (dw.wb[static_cast<size_t>(g)]) out = add(out, dw.wb[static_cast<size_t>(g)]);
-    if (with_rb && dw.rb[static_cast<size_t>(g)]) out = add(out, dw.rb[static_cast<size_t>(g)]);
-    return out;
+  // The input projection of every step is one dense over (seq*batch, input) ahead of the
+  // recurrence, so a step only multiplies h by R. The biases join it, except GRU's Rbh under
+  // linear_before_reset, which r scales.
+  Direction direction(int64_t d) const {
+    const int64_t width = gate_count(cell_) * hidden_;
+    Direction dir;
+    Expr projection = dense(reshape(x_, {seq_len_ * batch_, -1}), take_index(c_.input(1), 0, d));
+    if (c_.has_input(3)) {
+      Expr b = take_index(c_.input(3), 0, d);
+      Expr wb = slice_axis(b, 0, 0, width), rb = slice_axis(b, 0, width, 2 * width);
+      if (linear_before_reset_) {
+        dir.rb_h = slice_axis(rb, 0, 2 * hidden_, width);
+        Expr zr = add(slice_axis(wb, 0, 0, 2 * hidden_), slice_axis(rb, 0, 0, 2 * hidden_));
+        projection = add(projection, call_op("concatenate", {make_tuple({zr, slice_axis(wb, 0, 2 * hidden_, width)})},
+                                             ConcatenateAttrs{.axis = 0}));
+      } else {
+        projection = add(projection, add(wb, rb));
+      }
+    }
+    dir.projection = reshape(projection, {seq_len_, batch_, width});
+    dir.r = take_index(c_.input(2), 0, d);
+    if (cell_ == Cell::kLstm && c_.has_input(7)) dir.peepholes = take_index(c_.input(7), 0, d);
+    return dir;
   }
-  Expr hidden_part(const DirectionWeights& dw, int64_t g, const Expr& h) const {
-    return call_op("nn.dense", {h, dw.r[static_cast<size_t>(g)]});
+
+  // Gates [first, last) of a [batch, gates*hidden] value.
+  Expr gates(const Expr& e, int64_t first, int64_t last) const {
+    return slice_axis(e, 1, first * hidden_, last * hidden_);
   }
   Expr clipped(const Expr& e) const {
     if (!clip_) return e;
     return call_op("clip", {e}, ClipAttrs{.a_min = -*clip_, .a_max = *clip_});
   }
   Expr act(const Activation& f, const Expr& e) const { return apply(f, clipped(e), dtype_); }
-  // The pre-activation of gate g: x W^T + h R^T + biases.
-  Expr gate(const DirectionWeights& dw, int64_t g, const Expr& x, const Expr& h) const {
-    return add(input_part(dw, g, x, true), hidden_part(dw, g, h));
-  }
 
-  StepState step(const DirectionWeights& dw, const std::vector<Activation>& f, const Expr& x,
-                 const StepState& s) const {
+  // `x` is the step's slice of the projection, [batch, gates*hidden].
+  StepState step(const Direction& dir, const std::vector<Activation>& f, const Expr& x, const StepState& s) const {
     switch (cell_) {
-      case Cell::kRnn: return {act(f[0], gate(dw, 0, x, s.h)), nullptr};
-      case Cell::kGru: return gru_step(dw, f, x, s);
-      case Cell::kLstm: return lstm_step(dw, f, x, s);
+      case Cell::kRnn: return {act(f[0], add(x, dense(s.h, dir.r))), nullptr};
+      case Cell::kGru: return gru_step(dir, f, x, s);
+      case Cell::kLstm: return lstm_step(dir, f, x, s);
     }
     return s;
   }
 
-  StepState gru_step(const DirectionWeights& dw, const std::vector<Activation>& f, const Expr& x,
-                     const StepState& s) const {
-    Expr z = act(f[0], gate(dw, 0, x, s.h));
-    Expr r = act(f[0], gate(dw, 1, x, s.h));
+  StepState gru_step(const Direction& dir, const std::vector<Activation>& f, const Expr& x, const StepState& s) const {
     Expr candidate;
-    if (c_.attrs().get_int("linear_before_reset", 0) != 0) {
-      Expr hr = hidden_part(dw, 2, s.h);
-      if (dw.rb[2]) hr = add(hr, dw.rb[2]);
-      candidate = add(input_part(dw, 2, x, false), mul(r, hr));
+    Expr z, r;
+    if (linear_before_reset_) {
+      Expr hr = dense(s.h, dir.r);
+      Expr zr = add(gates(x, 0, 2), gates(hr, 0, 2));
+      z = act(f[0], gates(zr, 0, 1));
+      r = act(f[0], gates(zr, 1, 2));
+      Expr hr_h = gates(hr, 2, 3);
+      if (dir.rb_h) hr_h = add(hr_h, dir.rb_h);
+      candidate = add(gates(x, 2, 3), mul(r, hr_h));
     } else {
-      candidate = add(input_part(dw, 2, x, true), hidden_part(dw, 2, mul(r, s.h)));
+      Expr zr = add(gates(x, 0, 2), dense(s.h, slice_axis(dir.r, 0, 0, 2 * hidden_)));
+      z = act(f[0], gates(zr, 0, 1));
+      r = act(f[0], gates(zr, 1, 2));
+      candidate = add(gates(x, 2, 3), dense(mul(r, s.h), slice_axis(dir.r, 0, 2 * hidden_, 3 * hidden_)));
     }
     Expr h_tilde = act(f[1], candidate);
     Expr one = scalar_constant(dtype_, 1.0);
@@ -285,16 +294,17 @@ class Unroller {
     return {h, nullptr};
   }
 
-  StepState lstm_step(const DirectionWeights& dw, const std::vector<Activation>& f, const Expr& x,
-                      const StepState& s) const {
-    auto peephole = [&](size_t k, const Expr& pre, const Expr& cell) {
-      return dw.peepholes.empty() ? pre : add(pre, mul(dw.peepholes[k], cell));
+  StepState lstm_step(const Direction& dir, const std::vector<Activation>& f, const Expr& x, const StepState& s) const {
+    Expr pre = add(x, dense(s.h, dir.r));  // gates i, o, f, c
+    auto peephole = [&](int64_t k, const Expr& gate_pre, const Expr& cell) {
+      if (!dir.peepholes) return gate_pre;
+      return add(gate_pre, mul(slice_axis(dir.peepholes, 0, k * hidden_, (k + 1) * hidden_), cell));
     };
-    Expr i = act(f[0], peephole(0, gate(dw, 0, x, s.h), s.c));
-    Expr fg = act(f[0], peephole(2, gate(dw, 2, x, s.h), s.c));
-    Expr candidate = act(f[1], gate(dw, 3, x, s.h));
+    Expr i = act(f[0], peephole(0, gates(pre, 0, 1), s.c));
+    Expr fg = act(f[0], peephole(2, gates(pre, 2, 3), s.c));
+    Expr candidate = act(f[1], gates(pre, 3, 4));
     Expr cell = add(mul(fg, s.c), mul(i, candidate));
-    Expr o = act(f[0], peephole(1, gate(dw, 1, x, s.h), cell));
+    Expr o = act(f[0], peephole(1, gates(pre, 1, 2), cell));
     Expr h = mul(o, apply(f[2], cell, dtype_));
     return {h, cell};
   }
@@ -305,6 +315,7 @@ class Unroller {
   std::string direction_;
   DType dtype_ = DType::kFloat32;
   std::optional<double> clip_;
+  bool linear_before_reset_ = false;
   Expr x_;  // [seq, batch, input]
 };
 
