@@ -14,13 +14,14 @@ import torchvision
 
 
 class TokenTransformer(torch.nn.Module):
-    """A token embedding, positional embedding and a 2-layer TransformerEncoder."""
+    """A token embedding, positional embedding and a TransformerEncoder (2 small layers by default)."""
 
-    def __init__(self, vocab=1000, d_model=64, heads=4, layers=2, seq=16):
+    def __init__(self, vocab=1000, d_model=64, heads=4, layers=2, seq=16, feedforward=128, activation="relu"):
         super().__init__()
         self.embed = torch.nn.Embedding(vocab, d_model)
         self.pos = torch.nn.Parameter(torch.randn(1, seq, d_model) * 0.02)
-        layer = torch.nn.TransformerEncoderLayer(d_model, heads, dim_feedforward=128, dropout=0.0, batch_first=True)
+        layer = torch.nn.TransformerEncoderLayer(d_model, heads, dim_feedforward=feedforward, dropout=0.0,
+                                                 activation=activation, batch_first=True)
         self.encoder = torch.nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
         self.head = torch.nn.Linear(d_model, 10)
 
@@ -45,7 +46,11 @@ MODELS = {
 def export(name, out_dir):
     torch.manual_seed(0)
     model, inputs = MODELS[name]()
-    folder = os.path.join(out_dir, name)
+    write_export(model, inputs, os.path.join(out_dir, name))
+
+
+def write_export(model, inputs, folder):
+    """Writes folder/model.onnx (one output, "output") and folder/inputs/<name>.npy."""
     os.makedirs(os.path.join(folder, "inputs"), exist_ok=True)
     args = tuple(torch.from_numpy(v) for v in inputs.values())
     # Gradients stay enabled: under no_grad, TransformerEncoderLayer takes a fused fast
