@@ -9,6 +9,7 @@ packages=(
   libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
   nlohmann-json3-dev zlib1g-dev
   python3-numpy python3-onnx python3-torch python3-torchvision
+  python3-dev pybind11-dev python3-pytest
   nodejs
   mlir-16-tools
 )
