@@ -119,7 +119,8 @@ std::string CCompiler::cache_key(const std::string& source) const {
   fs::path include(options_.include_dir);
   std::string key = source + "\n--\n" + options_.compiler + "\n" + join(options_.flags, " ") + "\n" +
                     options_.include_dir + "\n" + read_file_or_empty(include / "kiln/runtime/kernel_abi.h") +
-                    read_file_or_empty(include / "kiln/runtime/microkernels.h");
+                    read_file_or_empty(include / "kiln/runtime/microkernels.h") +
+                    read_file_or_empty(include / "kiln/runtime/vector_math.h");
   return fnv1a_hex(key);
 }
 

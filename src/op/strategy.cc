@@ -1,11 +1,46 @@
 #include "kiln/op/strategy.h"
 
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+
 #include "kiln/support/error.h"
 
 namespace kiln {
 
+namespace {
+
+// "48K" / "1024K" / "1M" as sysfs writes cache sizes; 0 when unreadable.
+int64_t sysfs_cache_bytes(int index) {
+  std::ifstream in("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/size");
+  int64_t value = 0;
+  char unit = 0;
+  if (!(in >> value)) return 0;
+  in >> unit;
+  return unit == 'K' ? value * 1024 : unit == 'M' ? value * 1024 * 1024 : value;
+}
+
+// The environment's override, else sysconf, else sysfs (index0: L1d, index2: L2), else `fallback`.
+int64_t cache_bytes(const char* env, [[maybe_unused]] int sysconf_name, int sysfs_index, int64_t fallback) {
+  if (const char* v = std::getenv(env); v && std::atoll(v) > 0) return std::atoll(v);
+  long from_sysconf = sysconf_name >= 0 ? sysconf(sysconf_name) : -1;
+  if (from_sysconf > 0) return from_sysconf;
+  const int64_t from_sysfs = sysfs_cache_bytes(sysfs_index);
+  return from_sysfs > 0 ? from_sysfs : fallback;
+}
+
+}  // namespace
+
 Target Target::host() {
   Target target;
+#if defined(_SC_LEVEL1_DCACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE)
+  target.l1_bytes = cache_bytes("KILN_L1D_BYTES", _SC_LEVEL1_DCACHE_SIZE, 0, target.l1_bytes);
+  target.l2_bytes = cache_bytes("KILN_L2_BYTES", _SC_LEVEL2_CACHE_SIZE, 2, target.l2_bytes);
+#else
+  target.l1_bytes = cache_bytes("KILN_L1D_BYTES", -1, 0, target.l1_bytes);
+  target.l2_bytes = cache_bytes("KILN_L2_BYTES", -1, 2, target.l2_bytes);
+#endif
 #if defined(__AVX512F__)
   target.vector_lanes = 16;
 #elif defined(__AVX__)

@@ -156,6 +156,9 @@ void register_builtin_passes() {
              if (const AttrValue* depthwise = options.find("depthwise")) o.depthwise = depthwise->as_bool();
              return alter_op_layout_pass(m, o);
            }});
+    r.add(simple_pass({"FuseLayerNorm", 2, {"InferType"}, true}, fuse_layer_norm_pass));
+    r.add({{"PackDenseWeights", 3, {"InferType"}, true},
+           [](const IRModule& m, const PassContext&) { return pack_dense_weights_pass(m); }});
     r.add(simple_pass({"DeadCodeElimination", 1, {}, false}, dead_code_elimination_pass));
     r.add(simple_pass({"EliminateCommonSubexpr", 2, {}, false}, eliminate_common_subexpr_pass));
     r.add(simple_pass({"SimplifyExpr", 2, {"InferType"}, true}, simplify_expr_pass));

@@ -18,7 +18,8 @@ got=$(passes_after -O 3)
 # Inline, DeadCodeElimination and EliminateCommonSubexpr leave types stale.
 want="InferType Inline InferType RemoveUnusedFunctions QnnLegalize SimplifyInference DeadCodeElimination InferType"
 want+=" EliminateCommonSubexpr InferType CombineParallelConv2D CombineParallelDense CombineParallelBatchMatmul"
-want+=" FoldConstant FoldScaleAxis SimplifyExpr AlterOpLayout PrecomputePrune RewriteAnnotatedOps FuseOps"
+want+=" FoldConstant FoldScaleAxis SimplifyExpr FuseLayerNorm AlterOpLayout PackDenseWeights PrecomputePrune"
+want+=" RewriteAnnotatedOps FuseOps"
 [[ $got == "$want" ]] || fail "-O 3 ran '$got', expected '$want'"
 got=$(passes_after -O 0)
 want="InferType QnnLegalize SimplifyInference RewriteAnnotatedOps FuseOps"
@@ -26,7 +27,9 @@ want="InferType QnnLegalize SimplifyInference RewriteAnnotatedOps FuseOps"
 got=$(passes_after -O 3 --disable-pass FoldConstant --disable-pass Inline)
 want="InferType RemoveUnusedFunctions QnnLegalize SimplifyInference DeadCodeElimination InferType"
 want+=" EliminateCommonSubexpr"
-want+=" InferType CombineParallelConv2D CombineParallelDense CombineParallelBatchMatmul FoldScaleAxis SimplifyExpr AlterOpLayout PrecomputePrune RewriteAnnotatedOps FuseOps"
+want+=" InferType CombineParallelConv2D CombineParallelDense CombineParallelBatchMatmul FoldScaleAxis SimplifyExpr FuseLayerNorm"
+want+=" AlterOpLayout"
+want+=" PackDenseWeights PrecomputePrune RewriteAnnotatedOps FuseOps"
 [[ $got == "$want" ]] || fail "--disable-pass ran '$got', expected '$want'"
 
 # The module after FoldConstant no longer casts; before it, it does.

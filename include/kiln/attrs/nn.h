@@ -280,6 +280,17 @@ struct BatchMatmulAttrs {
   void validate() const;
 };
 
+// nn.dense_packed: nn.dense whose weight (units, K) PackDenseWeights laid out at build time as
+// panels of `block` output features, (ceil(units / block), K, block), zeros past `units`.
+struct DensePackedAttrs {
+  int64_t units = 0;
+
+  template <class V>
+  void visit(V& v) {
+    v("units", units, "Output features; the panels may hold more (zeros).", kRequired);
+  }
+};
+
 // nn.batch_norm, nn.instance_norm (the channel axis) and nn.layer_norm (the normalised axis).
 struct NormAttrs {
   int64_t axis = 1;

@@ -24,6 +24,10 @@ struct Target {
   int opt_level = 3;
   // float32 lanes of the widest vector register the C compiler targets (8 for AVX2).
   int vector_lanes = 8;
+  // Data cache sizes per core, for cache blocking (the panel GEMM's k-blocks). host() reads them
+  // from the machine; KILN_L1D_BYTES / KILN_L2_BYTES in the environment override them.
+  int64_t l1_bytes = 32 * 1024;
+  int64_t l2_bytes = 1024 * 1024;
   // The host this process runs on.
   static Target host();
 };

@@ -8,6 +8,8 @@
 
 #include <stdint.h>
 
+#include "kiln/runtime/vector_math.h"
+
 #ifdef __cplusplus
 #define KILN_RESTRICT __restrict__
 #else
@@ -184,6 +186,230 @@ KILN_DEFINE_SGEMM_NT(1, 4)
 KILN_DEFINE_SGEMM_NT(1, 8)
 KILN_DEFINE_SGEMM_NT(2, 4)
 KILN_DEFINE_SGEMM_NT(4, 4)
+
+/* ----- Panel GEMM, for float32 products whose B is contiguous along n (src/op/nn/dense.cc) -----
+ *
+ * B is read in panels of KILN_PANEL_NR columns: element (p, j) of B is
+ *   b[(j / KILN_PANEL_NR) * panel_stride + p * b_k + j % KILN_PANEL_NR].
+ * A weight packed by PackDenseWeights, (panels, K, 32), has b_k = 32 and panel_stride = 32 K: every
+ * panel is one contiguous stream. A row-major (K, N) matrix has b_k = N and panel_stride = 32.
+ * kiln_sgemm_panels_f32 computes
+ *   C[i][j] += sum over p < k of A[i*lda + p] * B(p, j)    for i < m, j < n
+ * in k-blocks of kc rows: a block of one panel (kc x 32 floats, sized by the caller to half of L1)
+ * stays in L1 while every row tile of A (the block of A, m x kc, sized to stay in L2) passes over
+ * it. Row tiles are 8 rows (fewer at the end, any m works); columns from n on are neither read
+ * nor written. */
+#define KILN_PANEL_NR 32
+#define KILN_PANEL_MR 8
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+
+/* MR rows x 32 columns: 2 MR zmm accumulators; each k step loads two B vectors and broadcasts
+ * one A value per row. The accumulators are named variables, one pair per row (rows past MR are
+ * dead code): GCC keeps arrays of vectors on the stack and stores them on every step. */
+#define KILN_PANEL_FOR_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#define KILN_PANEL_LOAD(i)                                \
+  __m512 c0_##i = _mm512_setzero_ps(), c1_##i = c0_##i;   \
+  if ((i) < MR_) {                                        \
+    c0_##i = _mm512_maskz_loadu_ps(m0, c + (i)*ldc);      \
+    c1_##i = _mm512_maskz_loadu_ps(m1, c + (i)*ldc + 16); \
+  }
+#define KILN_PANEL_FMA(i)                             \
+  if ((i) < MR_) {                                    \
+    const __m512 av = _mm512_set1_ps(a[(i)*lda + p]); \
+    c0_##i = _mm512_fmadd_ps(av, b0, c0_##i);         \
+    c1_##i = _mm512_fmadd_ps(av, b1, c1_##i);         \
+  }
+#define KILN_PANEL_STORE(i)                              \
+  if ((i) < MR_) {                                       \
+    _mm512_mask_storeu_ps(c + (i)*ldc, m0, c0_##i);      \
+    _mm512_mask_storeu_ps(c + (i)*ldc + 16, m1, c1_##i); \
+  }
+#define KILN_DEFINE_PANEL_TILE(MR)                                                                                \
+  static inline void kiln_panel_tile_f32_##MR(int64_t k, const float* KILN_RESTRICT a, int64_t lda,               \
+                                              const float* KILN_RESTRICT b, int64_t b_k, float* KILN_RESTRICT c,  \
+                                              int64_t ldc, int64_t n) {                                           \
+    enum { MR_ = (MR) };                                                                                          \
+    const __mmask16 m0 = kiln_tail_mask16(n), m1 = kiln_tail_mask16(n - 16);                                      \
+    KILN_PANEL_FOR_ROWS(KILN_PANEL_LOAD)                                                                          \
+    for (int64_t p = 0; p < k; ++p) {                                                                             \
+      const __m512 b0 = _mm512_maskz_loadu_ps(m0, b + p * b_k), b1 = _mm512_maskz_loadu_ps(m1, b + p * b_k + 16); \
+      KILN_PANEL_FOR_ROWS(KILN_PANEL_FMA)                                                                         \
+    }                                                                                                             \
+    KILN_PANEL_FOR_ROWS(KILN_PANEL_STORE)                                                                         \
+  }
+
+#elif defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+
+/* 16 ymm registers: the panel is done as two halves of 16 columns, MR rows each (2 MR
+ * accumulators, at most 16 with the B vectors and the broadcast when MR <= 6; 8 rows spill a
+ * little). Partial panels take the portable loop. */
+#define KILN_DEFINE_PANEL_TILE(MR)                                                                               \
+  static inline void kiln_panel_tile_f32_##MR(int64_t k, const float* KILN_RESTRICT a, int64_t lda,              \
+                                              const float* KILN_RESTRICT b, int64_t b_k, float* KILN_RESTRICT c, \
+                                              int64_t ldc, int64_t n) {                                          \
+    if (n < KILN_PANEL_NR) {                                                                                     \
+      for (int i = 0; i < (MR); ++i)                                                                             \
+        for (int64_t p = 0; p < k; ++p)                                                                          \
+          for (int64_t j = 0; j < n; ++j) c[i * ldc + j] += a[i * lda + p] * b[p * b_k + j];                     \
+      return;                                                                                                    \
+    }                                                                                                            \
+    for (int h = 0; h < KILN_PANEL_NR; h += 16) {                                                                \
+      __m256 c0[MR], c1[MR];                                                                                     \
+      for (int i = 0; i < (MR); ++i) {                                                                           \
+        c0[i] = _mm256_loadu_ps(c + i * ldc + h);                                                                \
+        c1[i] = _mm256_loadu_ps(c + i * ldc + h + 8);                                                            \
+      }                                                                                                          \
+      for (int64_t p = 0; p < k; ++p) {                                                                          \
+        const __m256 b0 = _mm256_loadu_ps(b + p * b_k + h), b1 = _mm256_loadu_ps(b + p * b_k + h + 8);           \
+        for (int i = 0; i < (MR); ++i) {                                                                         \
+          const __m256 av = _mm256_broadcast_ss(a + i * lda + p);                                                \
+          c0[i] = _mm256_fmadd_ps(av, b0, c0[i]);                                                                \
+          c1[i] = _mm256_fmadd_ps(av, b1, c1[i]);                                                                \
+        }                                                                                                        \
+      }                                                                                                          \
+      for (int i = 0; i < (MR); ++i) {                                                                           \
+        _mm256_storeu_ps(c + i * ldc + h, c0[i]);                                                                \
+        _mm256_storeu_ps(c + i * ldc + h + 8, c1[i]);                                                            \
+      }                                                                                                          \
+    }                                                                                                            \
+  }
+
+#else /* portable version: the same contract, left to the compiler */
+
+#define KILN_DEFINE_PANEL_TILE(MR)                                                                               \
+  static inline void kiln_panel_tile_f32_##MR(int64_t k, const float* KILN_RESTRICT a, int64_t lda,              \
+                                              const float* KILN_RESTRICT b, int64_t b_k, float* KILN_RESTRICT c, \
+                                              int64_t ldc, int64_t n) {                                          \
+    const int64_t cols = n < KILN_PANEL_NR ? n : KILN_PANEL_NR;                                                  \
+    float acc[MR][KILN_PANEL_NR];                                                                                \
+    for (int i = 0; i < (MR); ++i)                                                                               \
+      for (int64_t j = 0; j < cols; ++j) acc[i][j] = c[i * ldc + j];                                             \
+    for (int64_t p = 0; p < k; ++p)                                                                              \
+      for (int i = 0; i < (MR); ++i) {                                                                           \
+        const float av = a[i * lda + p];                                                                         \
+        for (int64_t j = 0; j < cols; ++j) acc[i][j] += av * b[p * b_k + j];                                     \
+      }                                                                                                          \
+    for (int i = 0; i < (MR); ++i)                                                                               \
+      for (int64_t j = 0; j < cols; ++j) c[i * ldc + j] = acc[i][j];                                             \
+  }
+
+#endif
+
+KILN_DEFINE_PANEL_TILE(1)
+KILN_DEFINE_PANEL_TILE(2)
+KILN_DEFINE_PANEL_TILE(3)
+KILN_DEFINE_PANEL_TILE(4)
+KILN_DEFINE_PANEL_TILE(5)
+KILN_DEFINE_PANEL_TILE(6)
+KILN_DEFINE_PANEL_TILE(7)
+KILN_DEFINE_PANEL_TILE(8)
+
+static inline void kiln_panel_rows_f32(int64_t rows, int64_t k, const float* KILN_RESTRICT a, int64_t lda,
+                                       const float* KILN_RESTRICT b, int64_t b_k, float* KILN_RESTRICT c, int64_t ldc,
+                                       int64_t n) {
+  switch (rows) {
+    case 1: kiln_panel_tile_f32_1(k, a, lda, b, b_k, c, ldc, n); break;
+    case 2: kiln_panel_tile_f32_2(k, a, lda, b, b_k, c, ldc, n); break;
+    case 3: kiln_panel_tile_f32_3(k, a, lda, b, b_k, c, ldc, n); break;
+    case 4: kiln_panel_tile_f32_4(k, a, lda, b, b_k, c, ldc, n); break;
+    case 5: kiln_panel_tile_f32_5(k, a, lda, b, b_k, c, ldc, n); break;
+    case 6: kiln_panel_tile_f32_6(k, a, lda, b, b_k, c, ldc, n); break;
+    case 7: kiln_panel_tile_f32_7(k, a, lda, b, b_k, c, ldc, n); break;
+    default: kiln_panel_tile_f32_8(k, a, lda, b, b_k, c, ldc, n); break;
+  }
+}
+
+static inline int32_t kiln_sgemm_panels_f32(int64_t m, int64_t n, int64_t k, const float* KILN_RESTRICT a, int64_t lda,
+                                            const float* KILN_RESTRICT b, int64_t b_k, int64_t panel_stride,
+                                            float* KILN_RESTRICT c, int64_t ldc, int64_t kc) {
+  if (kc <= 0) kc = k;
+  for (int64_t k0 = 0; k0 < k; k0 += kc) {
+    const int64_t kb = k - k0 < kc ? k - k0 : kc;
+    for (int64_t j0 = 0; j0 < n; j0 += KILN_PANEL_NR) {
+      const float* KILN_RESTRICT panel = b + (j0 / KILN_PANEL_NR) * panel_stride + k0 * b_k;
+      const int64_t cols = n - j0;
+      for (int64_t i0 = 0; i0 < m; i0 += KILN_PANEL_MR) {
+        const int64_t rows = m - i0 < KILN_PANEL_MR ? m - i0 : KILN_PANEL_MR;
+        kiln_panel_rows_f32(rows, kb, a + i0 * lda + k0, lda, panel, b_k, c + i0 * ldc + j0, ldc, cols);
+      }
+    }
+  }
+  return 0;
+}
+
+/* ----- Softmax rows (src/op/nn/softmax.cc tensorizes its two reductions with these) -----
+ *
+ * kiln_row_max_f32:      *m = max(*m, x[0..n)), NaN if any x is NaN (as the reference's compare).
+ * kiln_row_sum_exp_f32:  *s += sum over j of exp(x[j] - shift), shift = *m, or 0 when *m is -inf.
+ * kiln_softmax_row_f32:  the row's outputs, exp(x[j] - shift) / *s.
+ * Sixteen partial results so that the loops vectorize without reassociating float sums
+ * across the whole row (the partial sums do reassociate: within rounding of the reference). */
+#if defined(__AVX512F__)
+#include <immintrin.h>
+
+/* GCC does not vectorize the NaN-propagating compare: vmaxps plus a NaN mask instead. */
+static inline int32_t kiln_row_max_f32(int64_t n, const float* KILN_RESTRICT x, float* KILN_RESTRICT m) {
+  const __m512 lowest = _mm512_set1_ps(-(1.0f / 0.0f));
+  __m512 acc = lowest;
+  __mmask16 nan = 0;
+  for (int64_t j = 0; j < n; j += 16) {
+    const __m512 v = _mm512_mask_loadu_ps(lowest, kiln_tail_mask16(n - j), x + j);
+    nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+    acc = _mm512_max_ps(acc, v);
+  }
+  const float r = _mm512_reduce_max_ps(acc);
+  if (nan || *m != *m)
+    *m = 0.0f / 0.0f;
+  else if (r > *m)
+    *m = r;
+  return 0;
+}
+
+#else
+
+static inline int32_t kiln_row_max_f32(int64_t n, const float* KILN_RESTRICT x, float* KILN_RESTRICT m) {
+  float r = *m;
+  for (int64_t j = 0; j < n; ++j) r = (x[j] > r || x[j] != x[j]) ? x[j] : r;
+  *m = r;
+  return 0;
+}
+
+#endif
+
+static inline int32_t kiln_row_sum_exp_f32(int64_t n, const float* KILN_RESTRICT x, const float* KILN_RESTRICT m,
+                                           float* KILN_RESTRICT s) {
+  const float shift = *m == -(1.0f / 0.0f) ? 0.0f : *m;
+  float part[16], tail[16];
+  for (int l = 0; l < 16; ++l) part[l] = 0.0f;
+  int64_t j = 0;
+  for (; j + 16 <= n; j += 16)
+    for (int l = 0; l < 16; ++l) part[l] += kiln_expf(x[j + l] - shift);
+  /* The last partial vector padded with -inf, whose exp adds 0: no scalar exp loop. */
+  for (int l = 0; l < 16; ++l) tail[l] = j + l < n ? x[j + l] : -(1.0f / 0.0f);
+  for (int l = 0; l < 16; ++l) part[l] += kiln_expf(tail[l] - shift);
+  float r = 0.0f;
+  for (int l = 0; l < 16; ++l) r += part[l];
+  *s += r;
+  return 0;
+}
+
+/* softmax's outputs of one row: out[j] = exp(x[j] - shift) * (1 / *s), shift as above. */
+static inline int32_t kiln_softmax_row_f32(int64_t n, const float* KILN_RESTRICT x, const float* KILN_RESTRICT m,
+                                           const float* KILN_RESTRICT s, float* KILN_RESTRICT out) {
+  const float shift = *m == -(1.0f / 0.0f) ? 0.0f : *m;
+  const float inv = 1.0f / *s;
+  float tail[16];
+  int64_t j = 0;
+  for (; j + 16 <= n; j += 16)
+    for (int l = 0; l < 16; ++l) out[j + l] = kiln_expf(x[j + l] - shift) * inv;
+  for (int l = 0; l < 16; ++l) tail[l] = j + l < n ? x[j + l] : 0.0f;
+  for (int l = 0; l < 16; ++l) tail[l] = kiln_expf(tail[l] - shift) * inv;
+  for (int l = 0; j + l < n; ++l) out[j + l] = tail[l];
+  return 0;
+}
 
 /* ----- Integer NN tiles for quantized convolutions (qnn.conv2d through src/op/nn/conv.cc) -----
  *

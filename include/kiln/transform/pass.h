@@ -145,6 +145,13 @@ struct AlterOpLayoutOptions {
   bool depthwise = true;  // depthwise convolutions too
 };
 IRModule alter_op_layout_pass(const IRModule& mod, const AlterOpLayoutOptions& options = {});
+// PackDenseWeights: float32 nn.dense / nn.matmul whose weight depends on no variable become
+// nn.dense_packed on the weight laid out in panels of 32 output features (N/32, K, 32), zero-padded,
+// then FoldConstant (unless `fold` is false) so the packing happens at build time.
+IRModule pack_dense_weights_pass(const IRModule& mod, bool fold = true);
+// FuseLayerNorm: float32 layer normalisation spelled out op by op (mean, subtract, power, mean,
+// add, sqrt, divide, multiply by gamma, add beta over the last axis) becomes nn.layer_norm.
+IRModule fuse_layer_norm_pass(const IRModule& mod);
 // Relay's RewriteAnnotatedOps: on_device annotations become device_copy calls wherever a
 // value is read on another device than it is made on (every unannotated value is on
 // `fallback_device`, e.g. "cpu"); the annotations go. A module without them is unchanged.

@@ -1,14 +1,18 @@
-// Ops: nn.dense, nn.matmul, nn.batch_matmul.
+// Ops: nn.dense, nn.dense_packed, nn.matmul, nn.batch_matmul.
 //
-// Computes and schedules: all three are one batched product out[..., m, n] = sum_k A[m, k] * B[k, n]
-// over operands stored either way round. In float32 it is tiled for the micro-kernels of
-// kiln/runtime/microkernels.h: the NT tile (dot products) when both operands are contiguous
-// along k (nn.dense, transposed b), the NN tile (a broadcast times rows of b) when b is
-// contiguous along n. When element-wise ops follow, the product is computed block by block
+// Computes and schedules: all four are one batched product out[..., m, n] = sum_k A[m, k] * B[k, n]
+// over operands stored either way round (nn.dense_packed: B in panels of 32 columns, (N/32, K, 32),
+// as PackDenseWeights lays out constant weights). In float32 it is tiled for the micro-kernels of
+// kiln/runtime/microkernels.h: when a is contiguous along k and b along n (packed panels or a
+// row-major matrix), the panel GEMM kiln_sgemm_panels_f32 (register tiles of 8 rows x 32 columns
+// over k-blocks sized from the target's L1, any row count); otherwise the NT tile (dot products)
+// when both operands are contiguous along k (nn.dense), the NN tile (a broadcast times rows of b)
+// when b is contiguous along n. When element-wise ops follow, the product is computed block by block
 // inside their loops. Other dtypes and vector operands are plain reductions. Integer operands
 // into int32 sum in wrapping int32, as the reference kernels define; int16 ones (QnnLegalize's
 // form of qnn.matmul) take the integer NN tile kiln_igemm_nn_s16_* when b is contiguous along n.
 #include "kiln/attrs/nn.h"
+#include "kiln/runtime/microkernels.h"
 #include "op/nn/nn_compute.h"
 #include "op/nn/window_attrs.h"
 
@@ -47,6 +51,28 @@ Type dense_relation(const std::vector<Type>& args, const DenseAttrs& attrs) {
   Shape out = data.shape;
   out.back() = weight.shape[0];
   return tensor_type(out, out_dtype_of(attrs.out_dtype, data.dtype));
+}
+
+// data (..., K) x weight (panels, K, block) -> (..., units): the weight holds units rows in panels.
+Type dense_packed_relation(const std::vector<Type>& args, const DensePackedAttrs& attrs) {
+  const TensorTypeNode& data = arg_tensor(args, 0, "data");
+  const TensorTypeNode& weight = arg_tensor_of_rank(args, 1, "weight", 3, "panels, K, block");
+  if (!is_float(data.dtype))
+    throw std::move(Error("argument 'data' must be floating point")
+                        .expected("float32 or float64", std::string(dtype_name(data.dtype))));
+  check_same_dtype(args, data, "data", weight, "weight");
+  if (data.ndim() < 1)
+    throw std::move(
+        Error("argument 'data' must have at least 1 dimension").expected("(..., K)", shape_str(data.shape)));
+  check_same_extent(data.shape.back(), weight.shape[1], "reduction extents", "data", data.shape, "weight",
+                    weight.shape);
+  const int64_t panels = weight.shape[0], block = weight.shape[2];
+  if (panels >= 0 && block >= 0 && (attrs.units <= (panels - 1) * block || attrs.units > panels * block))
+    throw std::move(Error(cat("attribute 'units' does not fit the panels of 'weight' ", shape_str(weight.shape)))
+                        .expected(cat("(", (panels - 1) * block, ", ", panels * block, "]"), cat(attrs.units)));
+  Shape out = data.shape;
+  out.back() = attrs.units;
+  return tensor_type(out, data.dtype);
 }
 
 // The batch dims and matrix extents of one matmul operand.
@@ -120,9 +146,10 @@ struct Operand {
   bool vector = false;
   bool rows_are_k = false;
   std::vector<bool> broadcast;  // per batch axis of the operand: extent 1 against a larger output
+  int64_t panel = 0;            // > 0: b packed as (N / panel, K, panel)
 
-  size_t batch_rank() const { return vector ? 0 : t.ndim() - 2; }
-  size_t row_axis() const { return t.ndim() - 2; }
+  size_t batch_rank() const { return vector || panel > 0 ? 0 : t.ndim() - 2; }
+  size_t row_axis() const { return panel > 0 ? 1 : t.ndim() - 2; }
 };
 
 struct Product {
@@ -150,6 +177,7 @@ Operand matrix_operand(const te::Tensor& t, bool rows_are_k, const std::vector<i
 std::vector<PrimExpr> operand_indices(const Operand& op, const std::vector<PrimExpr>& batch, const PrimExpr& x,
                                       const PrimExpr& k) {
   if (op.vector) return {k};
+  if (op.panel > 0) return {tir::floordiv(x, op.panel), k, tir::floormod(x, op.panel)};
   std::vector<PrimExpr> idx;
   const size_t rank = op.batch_rank(), offset = batch.size() - rank;
   for (size_t d = 0; d < rank; ++d) idx.push_back(op.broadcast[d] ? PrimExpr(0) : batch[offset + d]);
@@ -190,6 +218,23 @@ Product dense_product(const ComputeInput& call, const DenseAttrs&) {
   return p;
 }
 
+Product dense_packed_product(const ComputeInput& call, const DensePackedAttrs& attrs) {
+  Product p = product_of(call);
+  const te::Tensor& x = call.args.at(0);
+  const te::Tensor& w = call.args.at(1);
+  p.k = x.shape().back();
+  p.n = attrs.units;
+  if (x.ndim() == 1) {
+    p.a = Operand{x, true, false, {}};
+  } else {
+    p.batch.assign(x.shape().begin(), x.shape().end() - 2);
+    p.m = x.shape()[x.ndim() - 2];
+    p.a = matrix_operand(x, false, p.batch);
+  }
+  p.b = Operand{w, false, false, {}, w.shape()[2]};
+  return p;
+}
+
 // nn.matmul and nn.batch_matmul: the same product, batch_matmul's operands always matrices.
 Product matmul_product(const ComputeInput& call, bool ta, bool tb) {
   Product p = product_of(call);
@@ -216,7 +261,7 @@ Product matmul_product(const ComputeInput& call, bool ta, bool tb) {
   return p;
 }
 
-enum class ProductKernel : uint8_t { kGeneric, kNT, kNN };
+enum class ProductKernel : uint8_t { kGeneric, kNT, kNN, kPanels };
 
 struct ProductPlan {
   ProductKernel kernel = ProductKernel::kGeneric;
@@ -225,10 +270,46 @@ struct ProductPlan {
   int64_t np = 0;          // columns of the core (NN: whole tiles; the micro-kernel masks the rest)
 };
 
+// Rows of one panel-GEMM call: all of them up to 512 (a block of A, rows x kc, then stays in
+// L2), else a divisor of at least 64; 0 when there is none (the other tiles take it).
+int64_t panel_rows(int64_t m) {
+  if (m <= 512) return m;
+  for (int64_t d = 512; d >= 64; --d)
+    if (m % d == 0) return d;
+  return 0;
+}
+
+bool panel_product(const Product& p) {
+  return p.float_tiles() && p.has_m() && p.has_n() && !p.a.rows_are_k &&
+         (p.b.panel > 0 ? p.b.panel == KILN_PANEL_NR : p.b.rows_are_k) && panel_rows(p.m) > 0;
+}
+
+// One call per tile of rows x (a multiple of 32) columns. Wider tiles reuse each L2-resident
+// block of A over more panels (with 32 columns and a large k, every task streams all of A from
+// L3 again); they widen while there are at least 8 tiles to spread over the threads and the
+// tile (a local buffer when an epilogue is fused) stays within 256 KiB; an even number of tiles
+// leaves no thread idle at the end on two cores.
+ProductPlan plan_panels(const Product& p) {
+  ProductPlan plan;
+  plan.kernel = ProductKernel::kPanels;
+  plan.mr = panel_rows(p.m);
+  plan.np = nn::round_up(p.n, KILN_PANEL_NR);
+  plan.nr = KILN_PANEL_NR;
+  const int64_t row_tiles = nn::product(p.batch) * (p.m / plan.mr);
+  auto tiles = [&](int64_t nr) { return row_tiles * (plan.np / nr); };
+  while (plan.np % (2 * plan.nr) == 0 && tiles(2 * plan.nr) >= 8 && tiles(2 * plan.nr) % 2 == 0 &&
+         plan.mr * 2 * plan.nr * 4 <= (256 << 10))
+    plan.nr *= 2;
+  plan.mb = plan.mr;
+  plan.nb = plan.nr;
+  return plan;
+}
+
 ProductPlan plan_product(const Product& p) {
   ProductPlan plan;
   plan.np = p.n;
-  if (!(p.float_tiles() || p.integer_tiles()) || !p.has_m() || !p.has_n()) return plan;
+  if (panel_product(p)) return plan_panels(p);
+  if (!(p.float_tiles() || p.integer_tiles()) || !p.has_m() || !p.has_n() || p.b.panel > 0) return plan;
   if (p.float_tiles() && !p.a.rows_are_k && !p.b.rows_are_k) {
     plan.kernel = ProductKernel::kNT;
     if (p.m % 4 == 0 && p.n % 4 == 0) {
@@ -279,7 +360,17 @@ te::Tensor product_core(const Product& p, const te::Tensor& a, const te::Tensor&
   });
 }
 
-te::TensorIntrin product_tile_intrin(const Product& p, const ProductPlan& plan) {
+// k rows per block of the panel GEMM: a block of one panel (k x 32 floats) fills half of L1, and
+// the block of A (rows x k) at most half of L2.
+int64_t panel_k_block(const Product& p, const ProductPlan& plan, const Target& target) {
+  const int64_t row_bytes = KILN_PANEL_NR * static_cast<int64_t>(sizeof(float));
+  int64_t kc = std::max<int64_t>(16, target.l1_bytes / 2 / row_bytes / 16 * 16);
+  const int64_t l2_kc = target.l2_bytes / 2 / (plan.mr * static_cast<int64_t>(sizeof(float)));
+  kc = std::max<int64_t>(16, std::min(kc, l2_kc / 16 * 16));
+  return std::min(kc, p.k);
+}
+
+te::TensorIntrin product_tile_intrin(const Product& p, const ProductPlan& plan, const Target& target) {
   te::Tensor a_tile = te::placeholder(p.a.t.shape(), p.dtype, "A_tile");
   te::Tensor b_tile = te::placeholder(p.b.t.shape(), p.dtype, "B_tile");
   std::vector<int64_t> shape(p.batch.size(), 1);
@@ -290,11 +381,23 @@ te::TensorIntrin product_tile_intrin(const Product& p, const ProductPlan& plan) 
   const size_t a_row = p.a.row_axis(), b_row = p.b.row_axis();
   const int64_t k = p.k, n = p.n;
   const bool integer = p.integer_tiles();
-  auto emit = [plan, a_rows_are_k, a_row, b_row, k, n, integer](const std::vector<te::BufferSlice>& in,
-                                                                const te::BufferSlice& out) -> tir::Stmt {
+  const int64_t panel = p.b.panel;
+  const int64_t kc = plan.kernel == ProductKernel::kPanels ? panel_k_block(p, plan, target) : 0;
+  auto emit = [plan, a_rows_are_k, a_row, b_row, k, n, integer, panel, kc](const std::vector<te::BufferSlice>& in,
+                                                                           const te::BufferSlice& out) -> tir::Stmt {
     const te::BufferSlice& a = in.at(0);
     const te::BufferSlice& b = in.at(1);
     const size_t c_row = out.buffer->shape.size() - 2;
+    if (plan.kernel == ProductKernel::kPanels) {
+      // Packed panels are zero past n; a row-major b must not be read past its last column.
+      PrimExpr cols = panel > 0 ? PrimExpr(plan.nr) : tir::min(PrimExpr(plan.nr), PrimExpr(n) - b.origin[b_row + 1]);
+      PrimExpr b_k = panel > 0 ? PrimExpr(panel) : PrimExpr(b.stride(b_row));
+      PrimExpr panel_stride = panel > 0 ? PrimExpr(b.stride(0)) : PrimExpr(KILN_PANEL_NR);
+      return tir::Evaluate{
+          tir::extern_call("kiln_sgemm_panels_f32",
+                           {PrimExpr(plan.mr), cols, PrimExpr(k), a.pointer(), PrimExpr(a.stride(a_row)), b.pointer(),
+                            b_k, panel_stride, out.pointer(), PrimExpr(out.stride(c_row)), PrimExpr(kc)})};
+    }
     if (plan.kernel == ProductKernel::kNT)
       return nn::sgemm_nt_call(plan.mr, plan.nr, PrimExpr(k), a.pointer(), PrimExpr(a.stride(a_row)), b.pointer(),
                                PrimExpr(b.stride(b_row)), out.pointer(), PrimExpr(out.stride(c_row)));
@@ -376,9 +479,10 @@ TiledLoops split_tiles(te::Stage& stage, size_t batch_rank, int64_t rows, int64_
 
 // Splits the core into micro-kernel tiles and tensorizes them; returns the loops outside the
 // tiles, batch first.
-std::vector<te::IterVar> tile_product(te::Stage& core, const Product& p, const ProductPlan& plan, bool columns_outer) {
+std::vector<te::IterVar> tile_product(te::Stage& core, const Product& p, const ProductPlan& plan, bool columns_outer,
+                                      const Target& target) {
   TiledLoops loops = split_tiles(core, p.batch.size(), plan.mr, plan.nr, columns_outer, {core.reduce_axis(0)});
-  core.tensorize(loops.rows, product_tile_intrin(p, plan));
+  core.tensorize(loops.rows, product_tile_intrin(p, plan, target));
   return loops.outer;
 }
 
@@ -397,7 +501,7 @@ void product_schedule(const Product& p, const ScheduleInput& in) {
   te::Tensor final_out = nn::single_output_like(in, out);
   if (!final_out.defined() || final_out.same_as(core)) {
     te::Stage& stage = in.schedule[core];
-    std::vector<te::IterVar> outer = tile_product(stage, p, plan, columns_outer);
+    std::vector<te::IterVar> outer = tile_product(stage, p, plan, columns_outer, in.target);
     te::IterVar tasks = nn::fuse_all(stage, outer);
     if (parallel) stage.parallel(tasks);
     for (const te::Tensor& o : in.outputs)
@@ -415,7 +519,7 @@ void product_schedule(const Product& p, const ScheduleInput& in) {
   if (parallel) t.parallel(block);
   te::Stage& core_stage = in.schedule[core];
   core_stage.compute_at(t, block);
-  tile_product(core_stage, p, plan, columns_outer);
+  tile_product(core_stage, p, plan, columns_outer, in.target);
 }
 
 template <class T>
@@ -437,6 +541,15 @@ void register_nn_dense_ops(OpRegistry& registry) {
       .set_relation<DenseAttrs>(dense_relation)
       .set_pattern(OpPattern::kOutEWiseFusable);
 
+  registry.add("nn.dense_packed")
+      .describe(
+          "nn.dense with the weight packed in panels: data (..., K) times weight (ceil(units / block), K, block).")
+      .arg("data")
+      .arg("weight")
+      .attrs<DensePackedAttrs>()
+      .set_relation<DensePackedAttrs>(dense_packed_relation)
+      .set_pattern(OpPattern::kOutEWiseFusable);
+
   registry.add("nn.matmul")
       .describe("Matrix product of the last two axes with numpy batch broadcasting and optional transposes.")
       .arg("tensor_a")
@@ -454,6 +567,7 @@ void register_nn_dense_ops(OpRegistry& registry) {
       .set_pattern(OpPattern::kOutEWiseFusable);
 
   register_product_strategy<DenseAttrs>(registry.get_mutable("nn.dense"), dense_product);
+  register_product_strategy<DensePackedAttrs>(registry.get_mutable("nn.dense_packed"), dense_packed_product);
   register_product_strategy<MatmulAttrs>(registry.get_mutable("nn.matmul"),
                                          [](const ComputeInput& call, const MatmulAttrs& attrs) {
                                            return matmul_product(call, attrs.transpose_a, attrs.transpose_b);

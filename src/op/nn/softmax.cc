@@ -4,6 +4,7 @@
 #include "kiln/attrs/nn.h"
 #include "kiln/op/strategy.h"
 #include "op/compute_util.h"
+#include "op/nn/nn_compute.h"
 #include "op/nn/window_attrs.h"
 
 namespace kiln {
@@ -21,33 +22,135 @@ Type softmax_relation(const std::vector<Type>& args, const SoftmaxAttrs& attrs) 
 
 // As the reference kernel: the row maximum (0 for a row of -inf, so that exp gives 0, not
 // NaN) is subtracted before exp; softmax multiplies by 1/sum, log_softmax subtracts
-// max + log(sum).
+// max + log(sum). The two reductions are built by the same functions for the compute and
+// for the descriptions of the row kernels that the schedule tensorizes them with.
+te::Tensor row_max_of(const te::Tensor& x, size_t axis, const std::vector<int64_t>& shape, const std::string& name) {
+  const te::IterVar k = te::reduce_axis(x.shape()[axis], "k");
+  return te::compute(shape, name, [&](const te::Indices& i) { return te::max(x(at_axis(i, axis, k)), {k}); });
+}
+
+tir::PrimExpr shift_of(const te::Tensor& row_max, const te::Indices& i, size_t axis) {
+  const DType dtype = row_max.dtype();
+  const tir::PrimExpr m = row_max(at_axis(i, axis, tir::int_imm(0)));
+  const tir::PrimExpr minus_inf = tir::make_const(dtype, -std::numeric_limits<double>::infinity());
+  return tir::select(tir::eq(m, minus_inf), tir::make_const(dtype, 0), m);
+}
+
+te::Tensor row_sum_of(const te::Tensor& x, const te::Tensor& row_max, size_t axis, const std::vector<int64_t>& shape,
+                      const std::string& name) {
+  const te::IterVar j = te::reduce_axis(x.shape()[axis], "j");
+  return te::compute(shape, name, [&](const te::Indices& i) {
+    return te::sum(tir::call("exp", {x(at_axis(i, axis, j)) - shift_of(row_max, i, axis)}), {j});
+  });
+}
+
+te::Tensor softmax_of(const te::Tensor& x, const te::Tensor& row_max, const te::Tensor& row_sum, size_t axis,
+                      const std::vector<int64_t>& shape, const std::string& name, bool is_log) {
+  return te::compute(shape, name, [&](const te::Indices& i) {
+    const tir::PrimExpr v = x(index_exprs(i)), s = row_sum(at_axis(i, axis, tir::int_imm(0)));
+    if (is_log) return v - (shift_of(row_max, i, axis) + tir::call("log", {s}));
+    return tir::call("exp", {v - shift_of(row_max, i, axis)}) * (tir::make_const(x.dtype(), 1) / s);
+  });
+}
+
 std::function<std::vector<te::Tensor>(const ComputeInput&, const SoftmaxAttrs&)> softmax_compute(bool is_log) {
   return [is_log](const ComputeInput& call, const SoftmaxAttrs& attrs) {
     const te::Tensor x = call.args[0];
     const size_t axis = static_cast<size_t>(normalize_axis(attrs.axis, x.ndim()));
     std::vector<int64_t> row_shape = x.shape();
     row_shape[axis] = 1;
-    const DType dtype = x.dtype();
-    const te::IterVar k = te::reduce_axis(x.shape()[axis], "k");
-    const te::Tensor row_max = te::compute(row_shape, call.name + "_max",
-                                           [&](const te::Indices& i) { return te::max(x(at_axis(i, axis, k)), {k}); });
-    auto shift = [&](const te::Indices& i) {
-      const tir::PrimExpr m = row_max(at_axis(i, axis, tir::int_imm(0)));
-      const tir::PrimExpr minus_inf = tir::make_const(dtype, -std::numeric_limits<double>::infinity());
-      return tir::select(tir::eq(m, minus_inf), tir::make_const(dtype, 0), m);
-    };
-    const te::IterVar j = te::reduce_axis(x.shape()[axis], "j");
-    const te::Tensor row_sum = te::compute(row_shape, call.name + "_sum", [&](const te::Indices& i) {
-      return te::sum(tir::call("exp", {x(at_axis(i, axis, j)) - shift(i)}), {j});
-    });
-    return std::vector<te::Tensor>{te::compute(x.shape(), call.name, [&](const te::Indices& i) {
-      const tir::PrimExpr v = x(index_exprs(i)), s = row_sum(at_axis(i, axis, tir::int_imm(0)));
-      if (is_log) return v - (shift(i) + tir::call("log", {s}));
-      return tir::call("exp", {v - shift(i)}) * (tir::make_const(dtype, 1) / s);
-    })};
+    const te::Tensor row_max = row_max_of(x, axis, row_shape, call.name + "_max");
+    const te::Tensor row_sum = row_sum_of(x, row_max, axis, row_shape, call.name + "_sum");
+    return std::vector<te::Tensor>{softmax_of(x, row_max, row_sum, axis, x.shape(), call.name, is_log)};
   };
 }
+
+// The row kernels of kiln/runtime/microkernels.h for one row of x (shape of ones: every axis
+// but the row's is outside the tensorized loop).
+te::TensorIntrin row_max_intrin(const te::Tensor& x, size_t axis) {
+  const te::Tensor xt = te::placeholder(x.shape(), x.dtype(), "X_row");
+  const int64_t n = x.shape()[axis];
+  auto emit = [n](const std::vector<te::BufferSlice>& in, const te::BufferSlice& out) -> tir::Stmt {
+    return tir::Evaluate{tir::extern_call("kiln_row_max_f32", {tir::PrimExpr(n), in.at(0).pointer(), out.pointer()})};
+  };
+  return te::TensorIntrin{"row_max", row_max_of(xt, axis, std::vector<int64_t>(x.ndim(), 1), "row_max"), emit};
+}
+
+te::TensorIntrin row_sum_exp_intrin(const te::Tensor& x, size_t axis) {
+  const te::Tensor xt = te::placeholder(x.shape(), x.dtype(), "X_row");
+  std::vector<int64_t> row_shape = x.shape();
+  row_shape[axis] = 1;
+  const te::Tensor mt = te::placeholder(row_shape, x.dtype(), "M_row");
+  const int64_t n = x.shape()[axis];
+  auto emit = [n](const std::vector<te::BufferSlice>& in, const te::BufferSlice& out) -> tir::Stmt {
+    return tir::Evaluate{tir::extern_call("kiln_row_sum_exp_f32",
+                                          {tir::PrimExpr(n), in.at(0).pointer(), in.at(1).pointer(), out.pointer()})};
+  };
+  return te::TensorIntrin{"row_sum_exp", row_sum_of(xt, mt, axis, std::vector<int64_t>(x.ndim(), 1), "row_sum"), emit};
+}
+
+te::TensorIntrin softmax_row_intrin(const te::Tensor& x, size_t axis) {
+  const te::Tensor xt = te::placeholder(x.shape(), x.dtype(), "X_row");
+  std::vector<int64_t> row_shape = x.shape();
+  row_shape[axis] = 1;
+  const te::Tensor mt = te::placeholder(row_shape, x.dtype(), "M_row");
+  const te::Tensor st = te::placeholder(row_shape, x.dtype(), "S_row");
+  const int64_t n = x.shape()[axis];
+  std::vector<int64_t> shape(x.ndim(), 1);
+  shape[axis] = n;
+  auto emit = [n](const std::vector<te::BufferSlice>& in, const te::BufferSlice& out) -> tir::Stmt {
+    return tir::Evaluate{tir::extern_call(
+        "kiln_softmax_row_f32",
+        {tir::PrimExpr(n), in.at(0).pointer(), in.at(1).pointer(), in.at(2).pointer(), out.pointer()})};
+  };
+  return te::TensorIntrin{"softmax_row", softmax_of(xt, mt, st, axis, shape, "softmax_row", false), emit};
+}
+
+// float32 rows along the last axis: the reductions as plain loops neither vectorise nor keep the
+// row in cache, so each runs the vectorised row kernel; tasks of whole rows in parallel, each row's
+// sum computed right before its (vectorised) outputs.
+void schedule_rows(const ScheduleInput& in, const SoftmaxAttrs& attrs, bool is_log) {
+  const te::Tensor& out = in.anchor.at(0);
+  const te::Tensor& x = in.call.args.at(0);
+  const size_t axis = static_cast<size_t>(normalize_axis(attrs.axis, x.ndim()));
+  const te::Tensor row_max = nn::find_tensor(out, in.call.name + "_max");
+  const te::Tensor row_sum = nn::find_tensor(out, in.call.name + "_sum");
+  // The row kernels read x from memory: a producer inlined into the stages takes the default.
+  const bool rows = x.op()->is_placeholder && x.dtype() == DType::kFloat32 && x.ndim() >= 2 && axis + 1 == x.ndim() &&
+                    in.outputs.size() == 1 && in.outputs[0].same_as(out) && row_max.defined() && row_sum.defined();
+  if (!rows) {
+    schedule_reduce(in);
+    return;
+  }
+  te::Stage& stage = in.schedule[out];
+  te::IterVar row = stage.axis(0);
+  for (size_t d = 1; d < axis; ++d) row = stage.fuse(row, stage.axis(d));
+  const int64_t num_rows = row->extent, n = x.shape()[axis];
+  int64_t per_task = 1;  // a divisor of the rows (the row kernels cannot sit under a guard)
+  for (int64_t c = 1; c <= num_rows && c * n <= 16384; ++c)
+    if (num_rows % c == 0 && num_rows / c >= 16) per_task = c;
+  auto [task, row_in_task] = stage.split(row, per_task);
+  if (num_rows * n >= (1 << 14)) stage.parallel(task);
+  if (is_log)
+    stage.vectorize(stage.axis(axis));
+  else
+    stage.tensorize(stage.axis(axis), softmax_row_intrin(x, axis));
+  te::Stage& sum = in.schedule[row_sum];
+  sum.compute_at(stage, row_in_task);
+  sum.tensorize(sum.reduce_axis(0), row_sum_exp_intrin(x, axis));
+  // The max stays a pass of its own (the sum and the outputs both read it, and a stage can only
+  // be computed inside the one loop nest that reads it), over all rows in parallel.
+  te::Stage& max = in.schedule[row_max];
+  te::IterVar max_rows = max.axis(0);
+  for (size_t d = 1; d < axis; ++d) max_rows = max.fuse(max_rows, max.axis(d));
+  auto [max_task, max_row] = max.split(max_rows, per_task);
+  (void)max_row;
+  if (num_rows * n >= (1 << 14)) max.parallel(max_task);
+  max.tensorize(max.reduce_axis(0), row_max_intrin(x, axis));
+}
+
+void softmax_schedule(const ScheduleInput& in, const SoftmaxAttrs& attrs) { schedule_rows(in, attrs, false); }
+void log_softmax_schedule(const ScheduleInput& in, const SoftmaxAttrs& attrs) { schedule_rows(in, attrs, true); }
 
 }  // namespace
 
@@ -59,6 +162,7 @@ void register_nn_softmax_ops(OpRegistry& registry) {
                        .set_relation<SoftmaxAttrs>(softmax_relation)
                        .set_pattern(OpPattern::kOpaque);
   set_compute<SoftmaxAttrs>(softmax, softmax_compute(false));
+  set_schedule<SoftmaxAttrs>(softmax, softmax_schedule);
   OpDef& log_softmax = registry.add("nn.log_softmax")
                            .describe("x - max - log(sum(exp(x - max))) along 'axis'.")
                            .arg("data")
@@ -66,6 +170,7 @@ void register_nn_softmax_ops(OpRegistry& registry) {
                            .set_relation<SoftmaxAttrs>(softmax_relation)
                            .set_pattern(OpPattern::kOpaque);
   set_compute<SoftmaxAttrs>(log_softmax, softmax_compute(true));
+  set_schedule<SoftmaxAttrs>(log_softmax, log_softmax_schedule);
 }
 
 }  // namespace kiln

@@ -1,4 +1,4 @@
-// Reference kernels: nn.dense, nn.matmul, nn.batch_matmul.
+// Reference kernels: nn.dense, nn.dense_packed, nn.matmul, nn.batch_matmul.
 // All three reduce to out (M, N) = a (M, K) times b (N, K) transposed, where both operands
 // are row-major with K contiguous; operands stored the other way round are transposed
 // into a buffer first.
@@ -138,10 +138,30 @@ void batch_matmul_kernel(const BatchMatmulAttrs& attrs, std::span<const NDArray>
   run_matmul(inputs[0], inputs[1], outputs[0], g);
 }
 
+// The packed weight (P, K, block) back in (units, K) rows, then the plain product.
+void dense_packed_kernel(const DensePackedAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+  const Shape& x = inputs[0].shape();
+  const Shape& w = inputs[1].shape();
+  check(!x.empty() && w.size() == 3, "nn.dense_packed expects data (..., K) and a weight (panels, K, block)");
+  const int64_t k = w[1], block = w[2], units = attrs.units;
+  const int64_t m = num_elements(Shape(x.begin(), x.end() - 1));
+  dispatch_compute(inputs[0].dtype(), [&](auto tag) {
+    using C = decltype(tag);
+    ConstView<C> xv(inputs[0]), wv(inputs[1]);
+    OutView<C> ov(outputs[0]);
+    std::vector<C> rows(static_cast<size_t>(units * k));
+    for (int64_t j = 0; j < units; ++j)
+      for (int64_t p = 0; p < k; ++p) rows[j * k + p] = wv.data()[(j / block) * k * block + p * block + j % block];
+    gemm_nt(xv.data(), rows.data(), ov.data(), m, units, k);
+    ov.commit();
+  });
+}
+
 }  // namespace
 
 void register_nn_dense_kernels(KernelRegistry& registry) {
   registry.add<DenseAttrs>("nn.dense", dense_kernel);
+  registry.add<DensePackedAttrs>("nn.dense_packed", dense_packed_kernel);
   registry.add<MatmulAttrs>("nn.matmul", matmul_kernel);
   registry.add<BatchMatmulAttrs>("nn.batch_matmul", batch_matmul_kernel);
 }
