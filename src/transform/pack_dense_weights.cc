@@ -10,6 +10,8 @@
 // panel is then one contiguous stream of K rows of 32 floats, which the panel GEMM reads in
 // cache-sized k-blocks. The pass ends with FoldConstant (unless told not to), so the artifact's
 // params hold the packed weights and nothing is packed at run time.
+#include <map>
+
 #include "kiln/attrs/nn.h"
 #include "kiln/attrs/pad.h"
 #include "kiln/attrs/transform.h"
@@ -65,7 +67,7 @@ class DenseWeightPacker : public ExprRewriter {
     const bool flatten = data->ndim() > 2 && data->shape[data->ndim() - 2] < kMinRows;
     Expr x = rewritten(call.args[0]);
     if (flatten) x = reshape(x, {-1, data->shape.back()});
-    Expr product = call_op("nn.dense_packed", {x, pack(rewritten(call.args[1]), weight_layout, units)}, attrs);
+    Expr product = call_op("nn.dense_packed", {x, packed_weight(call.args[1], weight_layout, units)}, attrs);
     if (!flatten) return product;
     std::vector<int64_t> out_shape = data->shape;
     out_shape.back() = units;
@@ -73,6 +75,14 @@ class DenseWeightPacker : public ExprRewriter {
   }
 
   static constexpr int64_t kMinRows = 32;
+
+  // One packed expression per weight and layout, so products sharing a weight (a recurrent
+  // layer's steps) share one packed constant after folding instead of one copy each.
+  Expr packed_weight(const Expr& weight, const std::string& layout, int64_t units) {
+    Expr& packed = packed_[{weight.get(), layout}];
+    if (!packed) packed = pack(rewritten(weight), layout, units);
+    return packed;
+  }
 
   static Expr reshape(Expr x, std::vector<int64_t> shape) {
     ReshapeAttrs attrs;
@@ -94,6 +104,8 @@ class DenseWeightPacker : public ExprRewriter {
     attrs.dst_layout = "NK" + std::to_string(KILN_PANEL_NR) + "n";
     return call_op("layout_transform", {std::move(weight)}, attrs);
   }
+
+  std::map<std::pair<const ExprNode*, std::string>, Expr> packed_;
 
   // No variable (function parameter or let) anywhere in `e`: FoldConstant computes it at build time.
   bool variable_free(const Expr& e) {

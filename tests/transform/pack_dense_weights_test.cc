@@ -4,11 +4,13 @@
 // before and after the pass (with the weights folded to packed constants).
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
 #include "kiln/frontend/onnx.h"
 #include "kiln/interp/interpreter.h"
+#include "kiln/ir/op.h"
 #include "kiln/ir/printer.h"
 #include "kiln/ir/structural.h"
 #include "kiln/ir/type_infer.h"
@@ -73,6 +75,31 @@ TEST(PackDenseWeights, FewRowMatricesBecomeOneMatrix) {
                     pack("%w", "NK") + R"(, units=32);
                      reshape(%1, newshape=[50, 1, 32], allowzero=0) })",
                 {32, 16});
+}
+
+// A weight used by several products (a recurrent layer's steps) is packed once: after folding,
+// one packed constant serves every call instead of a copy per call.
+TEST(PackDenseWeights, SharedWeightPackedOnce) {
+  const NDArray w = sample_tensor({64, 16}, 3);
+  IRModule got =
+      pack_dense_weights_pass(with_weight(R"(def @main(%x: Tensor[(4, 16), float32], %w: Tensor[(64, 16), float32]) {
+      %0 = nn.dense(%x, %w);
+      %1 = nn.dense(%x, %w);
+      %2 = nn.dense(%x, %w);
+      (%0, %1, %2) })",
+                                          w),
+                              /*fold=*/true);
+  std::set<const ExprNode*> packed;
+  int products = 0;
+  post_order_visit(got.lookup("main")->body, [&](const Expr& e) {
+    const auto* call = as<CallNode>(e);
+    if (!call || !call->op() || call->op()->name != "nn.dense_packed") return;
+    ++products;
+    ASSERT_TRUE(as<ConstantNode>(call->args[1])) << print_module(got);
+    packed.insert(call->args[1].get());
+  });
+  EXPECT_EQ(products, 3);
+  EXPECT_EQ(packed.size(), 1u) << print_module(got);
 }
 
 TEST(PackDenseWeights, LeavesOtherProductsAlone) {
