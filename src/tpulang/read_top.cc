@@ -2,12 +2,11 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
-#include <sstream>
 
 #include "kiln/support/error.h"
+#include "kiln/support/file.h"
 #include "tpulang/mlir_text.h"
 
 namespace kiln::tpulang {
@@ -354,14 +353,6 @@ bool has_weights(const mlir::Module& m) {
   return std::any_of(m.ops.begin(), m.ops.end(), [](const mlir::Op& op) { return op.name == "top.Weight"; });
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot open file").file(path);
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
-
 }  // namespace
 
 std::string top_weight_file(const std::string& mlir_text, const std::string& source) {
@@ -374,7 +365,7 @@ TopGraph read_top(const std::string& mlir_text, const NamedArrays& weights, cons
 }
 
 TopGraph read_top_file(const std::string& mlir_path, const std::string& weights_path) {
-  mlir::Module m = mlir::parse_module(read_text(mlir_path), mlir_path);
+  mlir::Module m = mlir::parse_module(read_file(mlir_path), mlir_path);
   std::string path = weights_path;
   NamedArrays weights;
   if (has_weights(m)) {

@@ -18,6 +18,7 @@ namespace kiln::tpulang {
 namespace {
 
 using testing::tpulang::emit_dir;
+using testing::tpulang::every_op_graph;
 using testing::tpulang::weights;
 
 std::string read_text(const std::string& path) {
@@ -142,21 +143,7 @@ TEST(TpuLangEmit, FloatsAsMlirPrintsThem) {
 TEST(TpuLangEmit, EveryOp) {
   Graph g;
   Tensor x = g.tensor({1, 4, 8, 8}, "x");
-  Tensor c = conv(x, g.tensor({4, 1, 3, 3}, "dw", "float32", weights({4, 1, 3, 3}, 4)), {}, {}, {}, {1, 1, 1, 1}, 4);
-  Tensor d = deconv(c, g.tensor({4, 2, 2, 2}, "up", "float32", weights({4, 2, 2, 2}, 5)), {}, {2, 2});
-  Tensor p = maxpool(d, {2, 2}, {2, 2});
-  Tensor q = avgpool(p, {3, 3}, {1, 1}, {1, 1, 1, 1}, false, true);
-  Tensor act = gelu(sigmoid(leaky_relu(clamp(relu(q), 0, 6), 0.1)));
-  Tensor pr = prelu(act, g.tensor({2}, "slope", "float32", weights({2}, 6)));
-  Tensor cat2 = concat({pr, tanh(pr)}, 1);
-  Tensor arith = div(mul(sub(add(cat2, cat2), cat2), cat2), add(cat2, cat2));
-  Tensor flat = reshape(arith, {1, 4, -1});
-  Tensor m = matmul(flat, g.tensor({64, 5}, "fc", "float32", weights({64, 5}, 7)),
-                    g.tensor({5}, "fc_bias", "float32", weights({5}, 8)));
-  Tensor ln = layer_norm(m, g.tensor({5}, "gamma", "float32", weights({5}, 9)), {}, 1e-5, -1);
-  Tensor sm = softmax(permute(ln, {0, 2, 1}), 1);
-  Tensor sq = squeeze(unsqueeze(sm, {0}), {0});
-  Tensor out = slice(sq, {0, 1}, {1, 4}, {1, 2}, {0, 2});
+  Tensor out = every_op_graph(g, x);
   EXPECT_EQ(out.shape(), (Shape{1, 5, 2}));
   const std::string text = emit_top(g, "EveryOp", {x}, {out}).mlir;
   for (const char* op :

@@ -1,8 +1,6 @@
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "cli.h"
 #include "kiln/frontend/onnx.h"
@@ -10,6 +8,7 @@
 #include "kiln/ir/type_infer.h"
 #include "kiln/runtime/npy.h"
 #include "kiln/support/error.h"
+#include "kiln/support/file.h"
 #include "kiln/support/strings.h"
 #include "kiln/tpulang/read_top.h"
 #include "kiln/tpulang/to_kiln.h"
@@ -20,17 +19,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot open file").file(path);
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
-
 LoadedModel load_ir_text(const std::string& path) {
   LoadedModel m;
-  m.module = parse_module(read_text_file(path), path);
+  m.module = parse_module(read_file(path), path);
   try {
     infer_types(m.module);
   } catch (Error& e) {
