@@ -9,17 +9,23 @@
     module.run()
     out = module.get_output(0).numpy()
 
+Programs are also built in Python: ``kiln.ir`` (var, const, Function, Tuple, IRModule.from_expr)
+with ``kiln.op``'s builders, one per registered op (``kiln.op.nn.conv2d(x, w, padding=(1, 1))``);
+``kiln.tpulang`` is TpuLang's network builder, writing Top MLIR or a kiln module (``to_kiln``).
+
 Every error kiln reports is a :class:`KilnError` (a ``RuntimeError``) carrying kiln's message.
 """
 
 from ._core import KilnError
-from . import ir, frontend, transform, runtime, graph_executor
+from . import ir, op, frontend, transform, runtime, graph_executor, tpulang
 from .build_module import build, GraphExecutorFactoryModule
 from .runtime import Device, NDArray, cpu
 
 __all__ = [
     "KilnError",
     "ir",
+    "op",
+    "tpulang",
     "frontend",
     "transform",
     "runtime",

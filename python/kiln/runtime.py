@@ -68,7 +68,9 @@ ArrayLike = Union[np.ndarray, NDArray, Any]
 
 def to_npy(value: ArrayLike, what: str) -> bytes:
     """The .npy bytes kiln's C++ side reads; an array numpy cannot store plainly is a KilnError."""
-    array = np.ascontiguousarray(value.numpy() if isinstance(value, NDArray) else value)
+    array = np.asarray(value.numpy() if isinstance(value, NDArray) else value)
+    if not array.flags.c_contiguous:  # ascontiguousarray alone would make a 0-d array 1-d
+        array = np.ascontiguousarray(array)
     if array.dtype.hasobject or array.dtype.fields is not None:
         raise KilnError(f"{what}: unsupported array dtype {array.dtype}")
     buffer = io.BytesIO()
