@@ -157,6 +157,7 @@ void register_builtin_passes() {
              return alter_op_layout_pass(m, o);
            }});
     r.add(simple_pass({"FuseLayerNorm", 2, {"InferType"}, true}, fuse_layer_norm_pass));
+    r.add(simple_pass({"MoveBiasBeforeReshape", 2, {"InferType"}, true}, move_bias_before_reshape_pass));
     r.add({{"PackDenseWeights", 3, {"InferType"}, true},
            [](const IRModule& m, const PassContext&) { return pack_dense_weights_pass(m); }});
     r.add(simple_pass({"DeadCodeElimination", 1, {}, false}, dead_code_elimination_pass));

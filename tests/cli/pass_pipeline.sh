@@ -18,7 +18,8 @@ got=$(passes_after -O 3)
 # Inline, DeadCodeElimination and EliminateCommonSubexpr leave types stale.
 want="InferType Inline InferType RemoveUnusedFunctions QnnLegalize SimplifyInference DeadCodeElimination InferType"
 want+=" EliminateCommonSubexpr InferType CombineParallelConv2D CombineParallelDense CombineParallelBatchMatmul"
-want+=" FoldConstant FoldScaleAxis SimplifyExpr FuseLayerNorm AlterOpLayout PackDenseWeights PrecomputePrune"
+want+=" FoldConstant FoldScaleAxis SimplifyExpr FuseLayerNorm AlterOpLayout PackDenseWeights MoveBiasBeforeReshape"
+want+=" PrecomputePrune"
 want+=" RewriteAnnotatedOps FuseOps"
 [[ $got == "$want" ]] || fail "-O 3 ran '$got', expected '$want'"
 got=$(passes_after -O 0)
@@ -29,7 +30,7 @@ want="InferType RemoveUnusedFunctions QnnLegalize SimplifyInference DeadCodeElim
 want+=" EliminateCommonSubexpr"
 want+=" InferType CombineParallelConv2D CombineParallelDense CombineParallelBatchMatmul FoldScaleAxis SimplifyExpr FuseLayerNorm"
 want+=" AlterOpLayout"
-want+=" PackDenseWeights PrecomputePrune RewriteAnnotatedOps FuseOps"
+want+=" PackDenseWeights MoveBiasBeforeReshape PrecomputePrune RewriteAnnotatedOps FuseOps"
 [[ $got == "$want" ]] || fail "--disable-pass ran '$got', expected '$want'"
 
 # The module after FoldConstant no longer casts; before it, it does.

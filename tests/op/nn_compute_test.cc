@@ -174,9 +174,13 @@ void expect_product(const std::string& op, const std::string& a, const std::stri
 }
 
 TEST(NnCompute, DenseTiles) {
+  // Both operands contiguous along k: the panel tiles over b transposed inside the kernel.
   std::string source =
       expect_compiled_matches_interpreter(product_fn("nn.dense", "8, 40", "12, 40", ""), reduction_tolerance());
-  EXPECT_NE(source.find("kiln_sgemm_nt_f32_4x4("), std::string::npos) << source;
+  EXPECT_NE(source.find("kiln_sgemm_panels_nt_f32("), std::string::npos) << source;
+  // More than 512 rows and no divisor of at least 64 to split them by: the NT tile.
+  source = expect_compiled_matches_interpreter(product_fn("nn.dense", "521, 8", "8, 8", ""), reduction_tolerance());
+  EXPECT_NE(source.find("kiln_sgemm_nt_f32_1x8("), std::string::npos) << source;
   expect_product("nn.dense", "3, 10", "7, 10");      // no tile divides: 1 x 1
   expect_product("nn.dense", "1, 70", "48, 70");     // a vector: 1 x 8, k with a partial vector
   expect_product("nn.dense", "6, 33", "20, 33");     // 2 x 4
@@ -220,6 +224,17 @@ TEST(NnCompute, IntegerProductsIntoInt32Wrap) {
                                       o);
   expect_compiled_matches_interpreter(product_fn("nn.dense", "5, 30", "7, 30", to_int32, "int16"), o);
   expect_compiled_matches_interpreter(product_fn("nn.batch_matmul", "2, 4, 9", "2, 6, 9", to_int32, "int8"), o);
+}
+
+// Q x K^T: b (batch, N, K) is no constant; odd rows, a partial last panel, k over several blocks.
+TEST(NnCompute, BatchMatmulTransposedBOnPanelTiles) {
+  std::string source = expect_compiled_matches_interpreter(product_fn("nn.batch_matmul", "2, 37, 70", "2, 45, 70", ""),
+                                                           reduction_tolerance());
+  EXPECT_NE(source.find("kiln_sgemm_panels_nt_f32("), std::string::npos) << source;
+  expect_product("nn.batch_matmul", "3, 13, 600", "3, 33, 600");  // k-blocks of at most 256
+  expect_product("nn.batch_matmul", "1, 9, 5", "3, 70, 5");       // batch 1 broadcast, three panels
+  expect_product("nn.matmul", "2, 3, 11, 17", "3, 31, 17", "transpose_b=True");
+  expect_product("nn.dense", "1, 1", "65, 1");  // k = 1
 }
 
 TEST(NnCompute, BatchMatmul) {

@@ -6,6 +6,7 @@
 #ifndef KILN_RUNTIME_MICROKERNELS_H_
 #define KILN_RUNTIME_MICROKERNELS_H_
 
+#include <math.h>
 #include <stdint.h>
 
 #include "kiln/runtime/vector_math.h"
@@ -340,6 +341,38 @@ static inline int32_t kiln_sgemm_panels_f32(int64_t m, int64_t n, int64_t k, con
   return 0;
 }
 
+/* kiln_sgemm_panels_nt_f32: the same product with B stored as n rows of k, B(p, j) = b[j * ldb + p]
+ * (Q x K^T as batch_matmul with transpose_b, a dense whose weight is computed: nothing to pack at
+ * build time). Each k-block of a panel is
+ * transposed once into a local kc x 32 buffer (in L1) that every row tile of A then streams, so
+ * the product runs on the panel tiles at the cost of one copy of B per call. */
+#define KILN_PANEL_NT_KC 256
+
+static inline int32_t kiln_sgemm_panels_nt_f32(int64_t m, int64_t n, int64_t k, const float* KILN_RESTRICT a,
+                                               int64_t lda, const float* KILN_RESTRICT b, int64_t ldb,
+                                               float* KILN_RESTRICT c, int64_t ldc, int64_t kc) {
+  float panel[KILN_PANEL_NT_KC * KILN_PANEL_NR];
+  if (kc <= 0 || kc > KILN_PANEL_NT_KC) kc = KILN_PANEL_NT_KC;
+  for (int64_t k0 = 0; k0 < k; k0 += kc) {
+    const int64_t kb = k - k0 < kc ? k - k0 : kc;
+    for (int64_t j0 = 0; j0 < n; j0 += KILN_PANEL_NR) {
+      const int64_t cols = n - j0 < KILN_PANEL_NR ? n - j0 : KILN_PANEL_NR;
+      for (int64_t j = 0; j < KILN_PANEL_NR; ++j) {
+        /* Columns past n are zeros: the AVX2 tile reads whole panels. */
+        if (j < cols)
+          for (int64_t p = 0; p < kb; ++p) panel[p * KILN_PANEL_NR + j] = b[(j0 + j) * ldb + k0 + p];
+        else
+          for (int64_t p = 0; p < kb; ++p) panel[p * KILN_PANEL_NR + j] = 0.0f;
+      }
+      for (int64_t i0 = 0; i0 < m; i0 += KILN_PANEL_MR) {
+        const int64_t rows = m - i0 < KILN_PANEL_MR ? m - i0 : KILN_PANEL_MR;
+        kiln_panel_rows_f32(rows, kb, a + i0 * lda + k0, lda, panel, KILN_PANEL_NR, c + i0 * ldc + j0, ldc, n - j0);
+      }
+    }
+  }
+  return 0;
+}
+
 /* ----- Softmax rows (src/op/nn/softmax.cc tensorizes its two reductions with these) -----
  *
  * kiln_row_max_f32:      *m = max(*m, x[0..n)), NaN if any x is NaN (as the reference's compare).
@@ -409,6 +442,85 @@ static inline int32_t kiln_softmax_row_f32(int64_t n, const float* KILN_RESTRICT
   for (int l = 0; l < 16; ++l) tail[l] = kiln_expf(tail[l] - shift) * inv;
   for (int l = 0; j + l < n; ++l) out[j + l] = tail[l];
   return 0;
+}
+
+/* ----- Layer norm rows (src/op/nn/norm.cc tensorizes its statistics and outputs with these) -----
+ *
+ * kiln_row_sum_f64_f32 / kiln_row_sum_squares_f64_f32: *s += the sum of x[j] (of x[j]^2) in
+ *   double, so that E[x^2] - E[x]^2 keeps float32 data's variance well within float32 rounding.
+ * kiln_layer_norm_row_f32: out[j] = (x[j] - mean) * rstd * gamma[j] + beta[j], with mean =
+ *   *sum * inv_n, rstd = 1 / sqrt(max(*squares * inv_n - mean^2, 0) + eps) worked out once in double.
+ * Eight partial sums so that the loops vectorize. */
+#define KILN_DEFINE_ROW_SUM_F64(NAME, TERM)                                                       \
+  static inline int32_t NAME(int64_t n, const float* KILN_RESTRICT x, double* KILN_RESTRICT s) { \
+    double part[8];                                                                              \
+    for (int l = 0; l < 8; ++l) part[l] = 0.0;                                                   \
+    int64_t j = 0;                                                                               \
+    for (; j + 8 <= n; j += 8)                                                                   \
+      for (int l = 0; l < 8; ++l) {                                                              \
+        const double v = (double)x[j + l];                                                       \
+        part[l] += (TERM);                                                                       \
+      }                                                                                          \
+    for (int l = 0; j + l < n; ++l) {                                                            \
+      const double v = (double)x[j + l];                                                         \
+      part[l] += (TERM);                                                                         \
+    }                                                                                            \
+    double r = 0.0;                                                                              \
+    for (int l = 0; l < 8; ++l) r += part[l];                                                    \
+    *s += r;                                                                                     \
+    return 0;                                                                                    \
+  }
+KILN_DEFINE_ROW_SUM_F64(kiln_row_sum_f64_f32, v)
+KILN_DEFINE_ROW_SUM_F64(kiln_row_sum_squares_f64_f32, v * v)
+
+/* gamma and beta may be NULL (layer_norm's scale=False / center=False): the wrappers below. */
+static inline int32_t kiln_layer_norm_row_any_f32(int64_t n, const float* KILN_RESTRICT x,
+                                                  const double* KILN_RESTRICT sum, const double* KILN_RESTRICT squares,
+                                                  const float* KILN_RESTRICT gamma, const float* KILN_RESTRICT beta,
+                                                  double inv_n, double eps, float* KILN_RESTRICT out) {
+  const double mean = *sum * inv_n;
+  double var = *squares * inv_n - mean * mean;
+  if (var < 0.0) var = 0.0;
+  const float m = (float)mean, rstd = (float)(1.0 / sqrt(var + eps));
+  if (gamma && beta)
+    for (int64_t j = 0; j < n; ++j) out[j] = (x[j] - m) * rstd * gamma[j] + beta[j];
+  else if (gamma)
+    for (int64_t j = 0; j < n; ++j) out[j] = (x[j] - m) * rstd * gamma[j];
+  else if (beta)
+    for (int64_t j = 0; j < n; ++j) out[j] = (x[j] - m) * rstd + beta[j];
+  else
+    for (int64_t j = 0; j < n; ++j) out[j] = (x[j] - m) * rstd;
+  return 0;
+}
+
+static inline int32_t kiln_layer_norm_row_f32(int64_t n, const float* KILN_RESTRICT x, const double* KILN_RESTRICT sum,
+                                              const double* KILN_RESTRICT squares, const float* KILN_RESTRICT gamma,
+                                              const float* KILN_RESTRICT beta, double inv_n, double eps,
+                                              float* KILN_RESTRICT out) {
+  return kiln_layer_norm_row_any_f32(n, x, sum, squares, gamma, beta, inv_n, eps, out);
+}
+
+static inline int32_t kiln_layer_norm_row_scale_f32(int64_t n, const float* KILN_RESTRICT x,
+                                                    const double* KILN_RESTRICT sum,
+                                                    const double* KILN_RESTRICT squares,
+                                                    const float* KILN_RESTRICT gamma, double inv_n, double eps,
+                                                    float* KILN_RESTRICT out) {
+  return kiln_layer_norm_row_any_f32(n, x, sum, squares, gamma, 0, inv_n, eps, out);
+}
+
+static inline int32_t kiln_layer_norm_row_shift_f32(int64_t n, const float* KILN_RESTRICT x,
+                                                    const double* KILN_RESTRICT sum,
+                                                    const double* KILN_RESTRICT squares,
+                                                    const float* KILN_RESTRICT beta, double inv_n, double eps,
+                                                    float* KILN_RESTRICT out) {
+  return kiln_layer_norm_row_any_f32(n, x, sum, squares, 0, beta, inv_n, eps, out);
+}
+
+static inline int32_t kiln_layer_norm_row_plain_f32(int64_t n, const float* KILN_RESTRICT x,
+                                                    const double* KILN_RESTRICT sum,
+                                                    const double* KILN_RESTRICT squares, double inv_n, double eps,
+                                                    float* KILN_RESTRICT out) {
+  return kiln_layer_norm_row_any_f32(n, x, sum, squares, 0, 0, inv_n, eps, out);
 }
 
 /* ----- Integer NN tiles for quantized convolutions (qnn.conv2d through src/op/nn/conv.cc) -----

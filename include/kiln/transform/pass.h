@@ -152,6 +152,9 @@ IRModule pack_dense_weights_pass(const IRModule& mod, bool fold = true);
 // FuseLayerNorm: float32 layer normalisation spelled out op by op (mean, subtract, power, mean,
 // add, sqrt, divide, multiply by gamma, add beta over the last axis) becomes nn.layer_norm.
 IRModule fuse_layer_norm_pass(const IRModule& mod);
+// MoveBiasBeforeReshape: add(bias, reshape(product)) with the reshape keeping the last axis and the
+// bias varying along it only becomes reshape(add(bias, product)), so the add fuses into the product.
+IRModule move_bias_before_reshape_pass(const IRModule& mod);
 // Relay's RewriteAnnotatedOps: on_device annotations become device_copy calls wherever a
 // value is read on another device than it is made on (every unannotated value is on
 // `fallback_device`, e.g. "cpu"); the annotations go. A module without them is unchanged.

@@ -5,8 +5,10 @@
 // as PackDenseWeights lays out constant weights). In float32 it is tiled for the micro-kernels of
 // kiln/runtime/microkernels.h: when a is contiguous along k and b along n (packed panels or a
 // row-major matrix), the panel GEMM kiln_sgemm_panels_f32 (register tiles of 8 rows x 32 columns
-// over k-blocks sized from the target's L1, any row count); otherwise the NT tile (dot products)
-// when both operands are contiguous along k (nn.dense), the NN tile (a broadcast times rows of b)
+// over k-blocks sized from the target's L1, any row count); when both are contiguous along k and b
+// is no packed constant (Q x K^T), kiln_sgemm_panels_nt_f32, the same tiles over b transposed per
+// k-block inside the kernel; otherwise the NT tile (dot products) when both operands are contiguous
+// along k, the NN tile (a broadcast times rows of b)
 // when b is contiguous along n. When element-wise ops follow, the product is computed block by block
 // inside their loops. Other dtypes and vector operands are plain reductions. Integer operands
 // into int32 sum in wrapping int32, as the reference kernels define; int16 ones (QnnLegalize's
@@ -261,7 +263,7 @@ Product matmul_product(const ComputeInput& call, bool ta, bool tb) {
   return p;
 }
 
-enum class ProductKernel : uint8_t { kGeneric, kNT, kNN, kPanels };
+enum class ProductKernel : uint8_t { kGeneric, kNT, kNN, kPanels, kPanelsNT };
 
 struct ProductPlan {
   ProductKernel kernel = ProductKernel::kGeneric;
@@ -282,6 +284,13 @@ int64_t panel_rows(int64_t m) {
 bool panel_product(const Product& p) {
   return p.float_tiles() && p.has_m() && p.has_n() && !p.a.rows_are_k &&
          (p.b.panel > 0 ? p.b.panel == KILN_PANEL_NR : p.b.rows_are_k) && panel_rows(p.m) > 0;
+}
+
+// b stored as (N, K) rows and not packed (Q x K^T, a dense with a computed weight): the panel
+// tiles over a copy of b transposed per k-block inside the kernel.
+bool transposed_panel_product(const Product& p) {
+  return p.float_tiles() && p.has_m() && p.has_n() && !p.a.rows_are_k && p.b.panel == 0 && !p.b.rows_are_k &&
+         panel_rows(p.m) > 0;
 }
 
 // One call per tile of rows x (a multiple of 32) columns. Wider tiles reuse each L2-resident
@@ -309,6 +318,11 @@ ProductPlan plan_product(const Product& p) {
   ProductPlan plan;
   plan.np = p.n;
   if (panel_product(p)) return plan_panels(p);
+  if (transposed_panel_product(p)) {
+    plan = plan_panels(p);
+    plan.kernel = ProductKernel::kPanelsNT;
+    return plan;
+  }
   if (!(p.float_tiles() || p.integer_tiles()) || !p.has_m() || !p.has_n() || p.b.panel > 0) return plan;
   if (p.float_tiles() && !p.a.rows_are_k && !p.b.rows_are_k) {
     plan.kernel = ProductKernel::kNT;
@@ -382,7 +396,8 @@ te::TensorIntrin product_tile_intrin(const Product& p, const ProductPlan& plan, 
   const int64_t k = p.k, n = p.n;
   const bool integer = p.integer_tiles();
   const int64_t panel = p.b.panel;
-  const int64_t kc = plan.kernel == ProductKernel::kPanels ? panel_k_block(p, plan, target) : 0;
+  const bool panels = plan.kernel == ProductKernel::kPanels || plan.kernel == ProductKernel::kPanelsNT;
+  const int64_t kc = panels ? panel_k_block(p, plan, target) : 0;
   auto emit = [plan, a_rows_are_k, a_row, b_row, k, n, integer, panel, kc](const std::vector<te::BufferSlice>& in,
                                                                            const te::BufferSlice& out) -> tir::Stmt {
     const te::BufferSlice& a = in.at(0);
@@ -397,6 +412,13 @@ te::TensorIntrin product_tile_intrin(const Product& p, const ProductPlan& plan, 
           tir::extern_call("kiln_sgemm_panels_f32",
                            {PrimExpr(plan.mr), cols, PrimExpr(k), a.pointer(), PrimExpr(a.stride(a_row)), b.pointer(),
                             b_k, panel_stride, out.pointer(), PrimExpr(out.stride(c_row)), PrimExpr(kc)})};
+    }
+    if (plan.kernel == ProductKernel::kPanelsNT) {
+      PrimExpr cols = tir::min(PrimExpr(plan.nr), PrimExpr(n) - b.origin[b_row]);
+      return tir::Evaluate{
+          tir::extern_call("kiln_sgemm_panels_nt_f32",
+                           {PrimExpr(plan.mr), cols, PrimExpr(k), a.pointer(), PrimExpr(a.stride(a_row)), b.pointer(),
+                            PrimExpr(b.stride(b_row)), out.pointer(), PrimExpr(out.stride(c_row)), PrimExpr(kc)})};
     }
     if (plan.kernel == ProductKernel::kNT)
       return nn::sgemm_nt_call(plan.mr, plan.nr, PrimExpr(k), a.pointer(), PrimExpr(a.stride(a_row)), b.pointer(),
