@@ -19,9 +19,44 @@ int64_t extent_product(const std::vector<int64_t>& shape) {
 
 }  // namespace
 
+namespace {
+
+// Rows shorter than this are joined with the axes before them: the per-row loop overhead would
+// outweigh the index divisions it saves.
+constexpr int64_t kMinRowElements = 8;
+// Fewer rows than this leave the parallel loop without enough tasks; the flat schedule is used.
+constexpr int64_t kMinRows = 4;
+
+// Rows of the innermost axes (joined until a row has kMinRowElements), the outer axes fused and
+// run in parallel, each row one vectorised loop. Fusing every axis would make each element divide
+// the flat index back into all its coordinates (concat, slice, transpose, broadcast operands):
+// per row those divisions happen once. False (stage untouched) when the shape has too few rows.
+bool schedule_injective_rows(te::Stage& stage, const std::vector<te::IterVar>& leaves) {
+  size_t first_row_axis = leaves.size() - 1;
+  int64_t row = leaves.back()->extent;
+  while (first_row_axis > 0 && row < kMinRowElements) row *= leaves[--first_row_axis]->extent;
+  if (first_row_axis == 0) return false;
+  int64_t rows = 1;
+  for (size_t i = 0; i < first_row_axis; ++i) rows *= leaves[i]->extent;
+  if (rows < kMinRows) return false;
+  te::IterVar outer = leaves[0];
+  for (size_t i = 1; i < first_row_axis; ++i) outer = stage.fuse(outer, leaves[i]);
+  te::IterVar inner = leaves[first_row_axis];
+  for (size_t i = first_row_axis + 1; i < leaves.size(); ++i) inner = stage.fuse(inner, leaves[i]);
+  stage.vectorize(inner);
+  if (rows * row < kMinParallelElements) return true;
+  auto [task, rest] = stage.split(outer, std::max<int64_t>(1, kElementsPerTask / row));
+  (void)rest;
+  stage.parallel(task);
+  return true;
+}
+
+}  // namespace
+
 void schedule_injective_stage(te::Stage& stage, const Target& target) {
   std::vector<te::IterVar> leaves = stage.leaf_iter_vars();
   if (leaves.empty()) return;
+  if (leaves.size() >= 2 && schedule_injective_rows(stage, leaves)) return;
   te::IterVar fused = leaves[0];
   for (size_t i = 1; i < leaves.size(); ++i) fused = stage.fuse(fused, leaves[i]);
   const int64_t total = fused->extent;

@@ -212,5 +212,29 @@ TEST(TransformCompute, MoreFusions) {
       wide_ints());
 }
 
+// Shapes the injective schedule runs as rows of the innermost axis (joined with the axes before
+// it while a row is shorter than 8), with the row count not a multiple of the rows per task.
+TEST(TransformCompute, RowSchedulesOnOddShapes) {
+  // ShuffleNet's channel shuffle: small (serial rows) and large enough for parallel tasks.
+  for (const char* dims : {"1, 29, 7, 13", "1, 58, 28, 29"}) {
+    SCOPED_TRACE(dims);
+    const std::string d(dims);
+    const std::string c = d.substr(3, 2), hw = d.substr(7);
+    expect_compiled_matches_interpreter(
+        "fn (%a: Tensor[(" + d + "), float32], %b: Tensor[(" + d +
+        "), float32], Primitive=1) "
+        "{ %0 = (%a, %b); %1 = concatenate(%0, axis=1); %2 = reshape(%1, newshape=[1, 2, " +
+        c + ", " + hw + "]); %3 = transpose(%2, axes=[0, 2, 1, 3, 4]); reshape(%3, newshape=[1, -1, " + hw + "]) }");
+  }
+  expect_compiled_matches_interpreter(unary_fn("strided_slice(%x, begin=[57], end=[116], axes=[1])", "1, 116, 19, 17"));
+  // Rows of 3 joined with H (21 per row), a broadcast operand along C.
+  expect_compiled_matches_interpreter(
+      "fn (%x: Tensor[(2, 5, 7, 3), float32], %y: Tensor[(5, 1, 1), float32], Primitive=1) { add(%x, %y) }");
+  // Trailing axes of one: rows join C.
+  expect_compiled_matches_interpreter(
+      "fn (%x: Tensor[(3, 37, 1, 1), float32], %y: Tensor[(37, 1, 1), float32], Primitive=1) "
+      "{ multiply(%x, %y) }");
+}
+
 }  // namespace
 }  // namespace kiln
