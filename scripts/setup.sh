@@ -12,6 +12,7 @@ packages=(
   python3-dev pybind11-dev python3-pytest
   nodejs
   mlir-16-tools
+  chromium
 )
 
 missing=()

@@ -42,6 +42,7 @@ const std::vector<std::string> kBuildPipeline = {"InferType",
                                                  "FuseLayerNorm",
                                                  "AlterOpLayout",
                                                  "PackDenseWeights",
+                                                 "MoveBiasBeforeReshape",
                                                  "PrecomputePrune",
                                                  "RewriteAnnotatedOps",
                                                  "FuseOps"};
@@ -57,8 +58,9 @@ BuiltModel build(const IRModule& mod, const NamedArrays& params, const std::vect
   PassContext ctx = options.passes;
   ctx.params = params;
   IRModule fused = optimize(mod, ctx);
-  backend::GraphCodegenResult graph = backend::generate_graph(*fused.lookup("main"), params, input_names, output_names,
-                                                              options.target, fallback_device_of(ctx));
+  backend::GraphCodegenResult graph =
+      backend::generate_graph(*fused.lookup("main"), params, input_names, output_names, options.target,
+                              fallback_device_of(ctx), options.on_lowered);
   backend::plan_memory(graph.plan);
   BuiltModel built;
   built.graph_json = graph_to_json(graph.plan);

@@ -55,7 +55,8 @@ std::string kernel_base_name(const FunctionNode& fn) {
 
 class GraphBuilder {
  public:
-  GraphBuilder(const NamedArrays& params, const Target& target) : target_(target) {
+  GraphBuilder(const NamedArrays& params, const Target& target, const std::function<void(size_t, size_t)>& on_lowered)
+      : target_(target), on_lowered_(on_lowered) {
     for (const auto& [name, value] : params) param_values_.emplace(name, value);
     result_.plan.node_row_ptr.push_back(0);
   }
@@ -65,6 +66,13 @@ class GraphBuilder {
     for (const auto& [node, device] : plan_devices(main, fallback_device))
       device_codes_[node] = device_type_code(device);
     add_variables(main, input_names);
+    post_order_visit(
+        main.body,
+        [this](const Expr& e) {
+          const auto* call = as<CallNode>(e);
+          if (call && !call->op()) ++calls_total_;
+        },
+        /*enter_functions=*/false);
     post_order_visit(
         main.body, [this](const Expr& e) { visit(e, values_, false); }, /*enter_functions=*/false);
     result_.plan.heads = values_.at(main.body.get());
@@ -170,6 +178,7 @@ class GraphBuilder {
       const int64_t device = in_function ? expansion_device_ : device_code(e.get());
       values[e.get()] = in_function || call->op() ? reference_node(e, *call, call_inputs(*call, values), device)
                                                   : lower_call(e, *call);
+      if (!in_function && !call->op() && on_lowered_) on_lowered_(++calls_lowered_, calls_total_);
     } else if (const auto* tuple = as<TupleNode>(e)) {
       Entries fields;
       for (const Expr& f : tuple->fields) append(fields, values.at(f.get()));
@@ -292,6 +301,8 @@ class GraphBuilder {
   }
 
   const Target& target_;
+  const std::function<void(size_t, size_t)>& on_lowered_;
+  size_t calls_lowered_ = 0, calls_total_ = 0;
   GraphCodegenResult result_;
   std::map<std::string, NDArray> param_values_;
   ValueMap values_;
@@ -308,8 +319,9 @@ class GraphBuilder {
 GraphCodegenResult generate_graph(const FunctionNode& main, const NamedArrays& params,
                                   const std::vector<std::string>& input_names,
                                   const std::vector<std::string>& output_names, const Target& target,
-                                  const std::string& fallback_device) {
-  return GraphBuilder(params, target).run(main, input_names, output_names, fallback_device);
+                                  const std::string& fallback_device,
+                                  const std::function<void(size_t, size_t)>& on_lowered) {
+  return GraphBuilder(params, target, on_lowered).run(main, input_names, output_names, fallback_device);
 }
 
 }  // namespace kiln::backend

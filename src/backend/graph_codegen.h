@@ -7,6 +7,7 @@
 // PlanDevices finds it, values no copy constrains on `fallback_device`.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,10 +28,12 @@ struct GraphCodegenResult {
 
 // `main` is type-checked and fused. Its parameters named in `params` become parameter nodes;
 // the others are inputs, named by `input_names` (one per input, in order). Constants in the
-// graph become parameters named p0, p1, ...
+// graph become parameters named p0, p1, ... `on_lowered` (may be empty) is called after each
+// call of a fused function is lowered, with the count so far and the total.
 GraphCodegenResult generate_graph(const FunctionNode& main, const NamedArrays& params,
                                   const std::vector<std::string>& input_names,
                                   const std::vector<std::string>& output_names, const Target& target,
-                                  const std::string& fallback_device = "cpu");
+                                  const std::string& fallback_device = "cpu",
+                                  const std::function<void(size_t, size_t)>& on_lowered = {});
 
 }  // namespace kiln::backend

@@ -111,6 +111,10 @@ std::string CCompiler::default_cache_dir() {
 
 std::string CCompiler::default_include_dir() {
   if (std::string dir = env_or_empty("KILN_INCLUDE_DIR"); !dir.empty()) return dir;
+  // An installed kiln (PREFIX/bin/kiln) uses the headers installed with it, not the source tree.
+  std::error_code ec;
+  fs::path installed = fs::read_symlink("/proc/self/exe", ec).parent_path().parent_path() / "include";
+  if (!ec && fs::exists(installed / "kiln/runtime/kernel_abi.h", ec)) return installed.string();
   return KILN_INCLUDE_DIR;
 }
 
@@ -148,6 +152,10 @@ std::string CCompiler::compile(const std::string& source) const {
   }
   fs::rename(temp, library);
   return library.string();
+}
+
+bool CCompiler::is_cached(const std::string& source) const {
+  return fs::exists(fs::path(options_.cache_dir) / cache_key(source) / "lib.so");
 }
 
 void CCompiler::compile_into(const std::string& source, const std::string& dir) const {

@@ -49,5 +49,7 @@ int cmd_onnx_test(const Args& args);
 int cmd_onnx_ops(const Args& args);
 // Writes the model as tpu-mlir's Top dialect (NAME_origin.mlir) and its weights (npz).
 int cmd_export_mlir(const Args& args);
+// Writes a self-contained HTML page drawing the graph before and after fusion (-o FILE).
+int cmd_viz(const Args& args);
 
 }  // namespace kiln::cli

@@ -18,7 +18,7 @@ int cmd_compile(const Args& args) {
   LoadedModel model = load_model(args.positionals()[0], args);
   auto stats = args.has("--stats") ? std::make_shared<PassStatistics>() : nullptr;
   BuiltModel built = build_model(model, args, stats);
-  write_artifact(built, args.get("-o"));
+  write_artifact_with_progress(built, args.get("-o"));
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (args.has("--verbose"))
     for (const std::string& f : built.fallbacks) std::cerr << "kiln: note: reference kernels for " << f << "\n";

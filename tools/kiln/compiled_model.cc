@@ -9,6 +9,7 @@
 #include "kiln/runtime/npy.h"
 #include "kiln/support/error.h"
 #include "kiln/support/strings.h"
+#include "progress.h"
 
 namespace kiln::cli {
 
@@ -54,6 +55,30 @@ PassContext pass_context(const Args& args) {
   return ctx;
 }
 
+namespace {
+
+class PassProgress : public PassInstrument {
+ public:
+  void after_pass(const PassInfo& info, const IRModule&, double) override {
+    show_progress(cat("optimizing: ", ++passes_, " passes run (", info.name, ")"));
+  }
+
+ private:
+  int passes_ = 0;
+};
+
+}  // namespace
+
+void write_artifact_with_progress(const BuiltModel& built, const std::string& dir) {
+  if (!built.kernels_c.empty()) {
+    bool cached = codegen::CCompiler().is_cached(built.kernels_c);
+    show_progress(cached ? cat(built.num_kernels, " kernels found in the compile cache")
+                         : cat("compiling ", built.num_kernels, " kernels with the C compiler"));
+  }
+  write_artifact(built, dir);
+  clear_progress();
+}
+
 BuiltModel build_model(const LoadedModel& model, const Args& args, const std::shared_ptr<PassInstrument>& stats) {
   try {
     BuildOptions options;
@@ -63,6 +88,10 @@ BuiltModel build_model(const LoadedModel& model, const Args& args, const std::sh
     auto timings = std::make_shared<PassTimings>();
     if (args.has("--verbose")) options.passes.instruments.push_back(timings);
     if (stats) options.passes.instruments.push_back(stats);
+    options.passes.instruments.push_back(std::make_shared<PassProgress>());
+    options.on_lowered = [](size_t lowered, size_t total) {
+      show_progress(cat("lowered ", lowered, "/", total, " functions"));
+    };
     BuiltModel built = build(model.module, {}, model.input_names, model.output_names, options);
     for (const auto& [pass, seconds] : timings->timings())
       std::cerr << "kiln: note: pass " << pass << " took " << seconds * 1e3 << " ms\n";
@@ -111,7 +140,7 @@ std::shared_ptr<const Artifact> compile_and_load(const LoadedModel& model, const
   BuiltModel built = build_model(model, args);
   TempDir dir;
   std::string artifact_dir = (dir.path() / "model.kiln").string();
-  write_artifact(built, artifact_dir);
+  write_artifact_with_progress(built, artifact_dir);
   // lib.so stays mapped after its file is removed.
   return Artifact::load(artifact_dir);
 }

@@ -19,6 +19,8 @@ PassContext pass_context(const Args& args);
 // `stats`, when given, watches every pass (kiln compile --stats).
 BuiltModel build_model(const LoadedModel& model, const Args& args,
                        const std::shared_ptr<PassInstrument>& stats = nullptr);
+// write_artifact() with a progress line (progress.h) saying whether the C compiler runs.
+void write_artifact_with_progress(const BuiltModel& built, const std::string& dir);
 // Builds into a private temporary folder, loads it and removes the folder.
 std::shared_ptr<const Artifact> compile_and_load(const LoadedModel& model, const Args& args);
 bool is_artifact_dir(const std::string& path);

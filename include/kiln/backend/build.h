@@ -8,6 +8,7 @@
 //   auto artifact = kiln::Artifact::load("model.kiln");
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ struct BuildOptions {
   // other passes of kBuildPipeline by their levels), passes required or disabled, options,
   // instruments.
   PassContext passes = default_build_context();
+  // Called after each fused function is lowered, with the count so far and the total (a
+  // progress line for long compiles); may be empty.
+  std::function<void(size_t lowered, size_t total)> on_lowered = nullptr;
 
   static PassContext default_build_context() {
     PassContext ctx;

@@ -29,12 +29,15 @@ class CCompiler {
   std::string compile(const std::string& source) const;
   // compile(), then copies lib.so and kernels.c into `dir` (created if missing).
   void compile_into(const std::string& source, const std::string& dir) const;
+  // Whether compile(source) would find lib.so in the cache (no C compiler run).
+  bool is_cached(const std::string& source) const;
 
   const CCompilerOptions& options() const { return options_; }
 
   // $KILN_CACHE_DIR, else $XDG_CACHE_HOME/kiln, else $HOME/.cache/kiln, else /tmp/kiln-cache.
   static std::string default_cache_dir();
-  // $KILN_INCLUDE_DIR, else the include/ directory of the source tree kiln was built from.
+  // $KILN_INCLUDE_DIR, else PREFIX/include of an installed program (PREFIX/bin/kiln), else the
+  // include/ directory of the source tree kiln was built from.
   static std::string default_include_dir();
 
  private:
