@@ -31,12 +31,11 @@
 #include "kiln/ir/type_infer.h"
 #include "kiln/ir/visit.h"
 #include "kiln/transform/pass.h"
+#include "transform/expr_match.h"
 
 namespace kiln {
 
 namespace {
-
-const TensorTypeNode* tensor_of(const Expr& e) { return e->checked_type() ? as_tensor(e->checked_type()) : nullptr; }
 
 bool is_pool2d(const std::string& op) {
   return op == "nn.max_pool2d" || op == "nn.avg_pool2d" || op == "nn.global_max_pool2d" || op == "nn.global_avg_pool2d";

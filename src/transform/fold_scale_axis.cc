@@ -18,6 +18,7 @@
 #include "kiln/ir/type_infer.h"
 #include "kiln/ir/visit.h"
 #include "kiln/transform/pass.h"
+#include "transform/expr_match.h"
 
 namespace kiln {
 
@@ -47,12 +48,6 @@ size_t use_count(const Consumers& uses, const Expr& e) {
   return it == uses.end() ? 0 : it->second.size();
 }
 
-const CallNode* call_of(const Expr& e, const char* op_name) {
-  const auto* call = as<CallNode>(e);
-  const OpDef* op = call ? call->op() : nullptr;
-  return op && op->name == op_name ? call : nullptr;
-}
-
 // Depends on no variable, so FoldConstant can evaluate it after the rewrite (a weight
 // that stays a parameter would be scaled at every run instead of the activation).
 bool is_constant_expr(const Expr& root) {
@@ -65,8 +60,6 @@ bool is_constant_expr(const Expr& root) {
   });
   return constant;
 }
-
-const TensorTypeNode* tensor_of(const Expr& e) { return e->checked_type() ? as_tensor(e->checked_type()) : nullptr; }
 
 // The axes of `scale` to squeeze away so that it is a vector along `axis` of `out`, when it
 // broadcasts to exactly that (one value per channel, every other dim 1).

@@ -13,17 +13,11 @@
 #include "kiln/ir/type_infer.h"
 #include "kiln/ir/visit.h"
 #include "kiln/transform/pass.h"
+#include "transform/expr_match.h"
 
 namespace kiln {
 
 namespace {
-
-const CallNode* call_of(const Expr& e, const char* op) {
-  const auto* call = as<CallNode>(e);
-  return call && call->op() && call->op()->name == op ? call : nullptr;
-}
-
-const TensorTypeNode* tensor_of(const Expr& e) { return e->checked_type() ? as_tensor(e->checked_type()) : nullptr; }
 
 // A float scalar constant's value.
 std::optional<double> scalar_value(const Expr& e) {

@@ -10,17 +10,11 @@
 #include "kiln/ir/type_infer.h"
 #include "kiln/ir/visit.h"
 #include "kiln/transform/pass.h"
+#include "transform/expr_match.h"
 
 namespace kiln {
 
 namespace {
-
-const CallNode* call_of(const Expr& e, const char* op) {
-  const auto* call = as<CallNode>(e);
-  return call && call->op() && call->op()->name == op ? call : nullptr;
-}
-
-const TensorTypeNode* tensor_of(const Expr& e) { return e->checked_type() ? as_tensor(e->checked_type()) : nullptr; }
 
 bool is_product(const Expr& e) {
   for (const char* op : {"nn.dense", "nn.dense_packed", "nn.matmul", "nn.batch_matmul"})

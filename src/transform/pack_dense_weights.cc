@@ -20,12 +20,11 @@
 #include "kiln/ir/visit.h"
 #include "kiln/runtime/microkernels.h"
 #include "kiln/transform/pass.h"
+#include "transform/expr_match.h"
 
 namespace kiln {
 
 namespace {
-
-const TensorTypeNode* tensor_of(const Expr& e) { return e->checked_type() ? as_tensor(e->checked_type()) : nullptr; }
 
 bool static_float32(const TensorTypeNode* t) {
   return t && t->dtype == DType::kFloat32 &&
