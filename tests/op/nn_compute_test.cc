@@ -65,6 +65,9 @@ TEST(NnCompute, Conv2dStridedGathersTaps) {
   expect_conv("2, 3, 23, 21", "8, 3, 7, 7", "strides=[2, 2], padding=[3, 3, 3, 3]");
   expect_conv("1, 8, 14, 14", "16, 8, 1, 1", "strides=[2, 2]");
   expect_conv("1, 4, 15, 12", "4, 4, 3, 3", "strides=[3, 2], padding=[2, 1, 0, 1], dilation=[1, 2]");
+  // Stem convolutions: three channels, odd planes, the last tile hanging over the positions.
+  expect_conv("1, 3, 33, 31", "16, 3, 3, 3", "strides=[2, 2], padding=[1, 1, 1, 1]");
+  expect_conv("1, 3, 19, 17", "5, 3, 3, 3", "strides=[2, 2], padding=[0, 1, 1, 0]");
 }
 
 TEST(NnCompute, Conv2dChannelsThatDoNotFillATile) {
@@ -85,6 +88,23 @@ TEST(NnCompute, Conv2dDepthwise) {
   expect_conv("1, 4, 16, 16", "4, 1, 5, 5", "strides=[2, 2], padding=[2, 2, 2, 2], groups=4");
   expect_conv("1, 3, 10, 9", "6, 1, 3, 3", "padding=[0, 1, 2, 1], dilation=[2, 1], groups=3");  // multiplier 2
   expect_conv("1, 4, 7, 7", "4, 1, 3, 3", "groups=4");                                          // unpadded
+}
+
+// Flat planes (equal strides of 1 or 2): MobileNet's 5x5 windows on 7x7 and 14x14 planes, odd
+// extents, channel counts that are not a multiple of any vector, asymmetric padding, dilation,
+// a depth multiplier; unequal strides and stride-2 rows of 16 or more keep the row path.
+TEST(NnCompute, Conv2dDepthwiseFlatPlanes) {
+  expect_conv("1, 5, 7, 7", "5, 1, 5, 5", "padding=[2, 2, 2, 2], groups=5");
+  expect_conv("2, 3, 14, 14", "3, 1, 5, 5", "padding=[2, 2, 2, 2], groups=3");
+  expect_conv("1, 7, 15, 13", "7, 1, 5, 5", "strides=[2, 2], padding=[2, 2, 2, 2], groups=7");
+  expect_conv("1, 5, 11, 9", "5, 1, 3, 3", "strides=[2, 2], padding=[0, 1, 1, 0], groups=5");
+  expect_conv("1, 3, 9, 11", "6, 1, 3, 3", "padding=[2, 1, 0, 2], dilation=[2, 2], groups=3");  // multiplier 2
+  expect_conv("1, 3, 9, 11", "3, 1, 3, 2", "strides=[2, 2], dilation=[1, 2], groups=3");        // unpadded
+  expect_conv("1, 3, 9, 11", "3, 1, 3, 3", "strides=[1, 2], padding=[1, 1, 1, 1], groups=3");   // row path
+  expect_conv("1, 3, 37, 35", "3, 1, 3, 3", "strides=[2, 2], padding=[1, 1, 1, 1], groups=3");  // 18 wide: rows
+  std::string source = expect_compiled_matches_interpreter(
+      conv_fn("1, 5, 7, 7", "5, 1, 5, 5", "padding=[2, 2, 2, 2], groups=5"), reduction_tolerance());
+  EXPECT_NE(source.find("_core["), std::string::npos) << source;
 }
 
 // int16 operands into int32 (QnnLegalize's form of qnn.conv2d) take the integer micro-kernel;
@@ -133,6 +153,23 @@ TEST(NnCompute, Conv2dFusedBiasRelu) {
   EXPECT_NE(direct.find("kiln_sgemm_nn_f32_8x32("), std::string::npos) << direct;
   fused("1, 6, 13, 11", "16, 6, 3, 3", 16, "strides=[2, 2], padding=[1, 1, 1, 1]");  // gathered taps
   fused("1, 8, 12, 13", "8, 1, 3, 3", 8, "padding=[1, 1, 1, 1], groups=8");          // depthwise
+  fused("1, 5, 7, 7", "5, 1, 5, 5", 5, "padding=[2, 2, 2, 2], groups=5");            // flat plane
+  fused("1, 5, 15, 15", "5, 1, 3, 3", 5, "strides=[2, 2], padding=[1, 1, 1, 1], groups=5");
+  fused("1, 3, 31, 29", "16, 3, 3, 3", 16, "strides=[2, 2], padding=[1, 1, 1, 1]");  // stem
+}
+
+// Squeeze-excite convolutions: one output position of a 1x1 window, summed in lanes of
+// partial sums (16, 8, 4 or 2 by the input channels per group; odd counts keep the generic
+// reduction).
+TEST(NnCompute, Conv2dOnePositionInLanes) {
+  std::string source =
+      expect_compiled_matches_interpreter(conv_fn("1, 96, 1, 1", "24, 96, 1, 1", ""), reduction_tolerance());
+  EXPECT_NE(source.find("_lanes["), std::string::npos) << source;
+  expect_conv("2, 24, 1, 1", "20, 24, 1, 1", "");               // 8 lanes, two images
+  expect_conv("1, 36, 1, 1", "5, 36, 1, 1", "");                // 4 lanes
+  expect_conv("1, 12, 1, 1", "6, 6, 1, 1", "groups=2");         // 2 lanes per group
+  expect_conv("1, 32, 3, 3", "8, 32, 1, 1", "strides=[3, 3]");  // reads the first position
+  expect_conv("1, 7, 1, 1", "3, 7, 1, 1", "");                  // odd: generic
 }
 
 TEST(NnCompute, Conv2dOnePositionReadTwice) {

@@ -227,7 +227,7 @@ Conv2dShape conv2d_shape(const ComputeInput& call, const Conv2DAttrs& attrs, con
   return s;
 }
 
-enum class ConvPath : uint8_t { kGeneric, kDepthwise, kDirect, kPaddedRows, kIm2col };
+enum class ConvPath : uint8_t { kGeneric, kDepthwise, kDirect, kPaddedRows, kIm2col, kOnePosition };
 
 struct ConvPlan {
   ConvPath path = ConvPath::kGeneric;
@@ -236,6 +236,7 @@ struct ConvPlan {
   int64_t core_p = 0;       // positions of the core, whole tiles
   int64_t pitch = 0;        // padded rows: row pitch (padded width) of the copied data
   int64_t rows = 0;         // padded rows: rows of the copied data
+  int64_t lanes = 0;        // one position: partial sums per output channel
 };
 
 // Output channels per output tile: the core tile (ocb x pb floats) stays well inside L1.
@@ -254,9 +255,16 @@ ConvPlan plan_conv2d(const Conv2dShape& s) {
     return plan;
   }
   const int64_t positions = s.oh * s.ow;
-  // One output position (squeeze-excite blocks) is a matrix-vector product; the generic
-  // reduction serves it, and the tiled paths cannot bound a single position read twice.
-  if (positions == 1) return plan;
+  // One output position (squeeze-excite blocks) is a matrix-vector product, which the tiled
+  // paths cannot bound when the position is read twice. A float 1x1 window on unpadded data
+  // sums each output channel in `lanes` partial sums over contiguous data and weights, so that
+  // it vectorizes (one running float sum cannot: four cycles per term); anything else takes the
+  // generic reduction.
+  if (positions == 1) {
+    plan.lanes = nn::first_divisor(s.icg, {16, 8, 4, 2});
+    if (s.float_tiles() && s.kh == 1 && s.kw == 1 && !s.padded() && plan.lanes > 0) plan.path = ConvPath::kOnePosition;
+    return plan;
+  }
   plan.mr = nn::first_divisor(s.ocg, {8, 4, 2, 1});
   // Wide tiles (two vectors of positions per tile row): each broadcast weight feeds two
   // multiply-adds, so the tile is bound by arithmetic rather than loads (measured on ResNet-18:
@@ -290,6 +298,7 @@ ConvPlan plan_conv2d(const Conv2dShape& s) {
 
 std::string core_name(const std::string& base) { return base + "_core"; }
 std::string data_name(const std::string& base) { return base + "_data"; }
+std::string padded_name(const std::string& base) { return base + "_padded"; }
 
 // a * b in the accumulator's dtype (no conversion for float32).
 PrimExpr product(const Conv2dShape& s, const PrimExpr& a, const PrimExpr& b) {
@@ -408,7 +417,44 @@ PrimExpr inside_window(const PrimExpr& y, const PrimExpr& x, int64_t h, int64_t 
                           tir::logical_and(tir::ge(x, 0), tir::lt(x, w)));
 }
 
+// Depthwise windows over flat planes: the padded plane is copied as rows of one pitch (the
+// padded width), with zero rows after it, and output position (y, x) is core element p = y *
+// pitch + x, whose window starts at stride * p. Every tap is then one pass over a contiguous
+// run of (oh - 1) * pitch + ow core elements and input values (stride 2: every other value),
+// so the vector loop spans the whole plane instead of one short row (7 or 14 positions on
+// MobileNet's small planes, which GCC turned into shuffles); the columns between rows
+// (pitch - ow per row) are computed and dropped. With stride 2 those are half the plane, so
+// rows of a vector or more keep the row path (measured on MobileNetV3's 112 -> 56 and 56 -> 28
+// layers: the flat plane took 1.3-1.5x as long).
+bool depthwise_flat(const Conv2dShape& s) {
+  if (s.strides.h != s.strides.w) return false;
+  return s.strides.h == 1 || (s.strides.h == 2 && s.ow < 16);
+}
+
+int64_t depthwise_pitch(const Conv2dShape& s) { return s.w + s.pad.left + s.pad.right; }
+
+te::Tensor conv2d_depthwise_flat(const Conv2dShape& s, const te::Tensor& x, const te::Tensor& w,
+                                 const std::string& name) {
+  const int64_t stride = s.strides.h, pitch = depthwise_pitch(s);
+  const int64_t core_p = (s.oh - 1) * pitch + s.ow;
+  const int64_t last = stride * (core_p - 1) + (s.kh - 1) * s.dilation.h * pitch + (s.kw - 1) * s.dilation.w;
+  const int64_t rows = last / pitch + 1;
+  te::Tensor src = te::compute({s.n, s.ic, rows * pitch}, data_name(name), [&](const te::Indices& i) {
+    PrimExpr y = tir::floordiv(i[2], pitch) - s.pad.top, z = tir::floormod(i[2], pitch) - s.pad.left;
+    return tir::select(inside_window(y, z, s.h, s.w), x(i[0], i[1], y, z), tir::make_const(s.dtype, 0));
+  });
+  te::IterVar r = te::reduce_axis(s.kh, "ry"), q = te::reduce_axis(s.kw, "rx");
+  te::Tensor core = te::compute({s.n, s.oc, core_p}, core_name(name), [&](const te::Indices& i) {
+    PrimExpr ch = s.ocg == 1 ? PrimExpr(i[1]) : tir::floordiv(i[1], s.ocg);
+    PrimExpr at = i[2] * stride + PrimExpr(r) * (s.dilation.h * pitch) + PrimExpr(q) * s.dilation.w;
+    return te::sum(product(s, src(i[0], ch, at), w(i[1], 0, r, q)), {r, q});
+  });
+  return te::compute({s.n, s.oc, s.oh, s.ow}, name,
+                     [&](const te::Indices& i) { return core(i[0], i[1], i[2] * pitch + i[3]); });
+}
+
 te::Tensor conv2d_depthwise(const Conv2dShape& s, const te::Tensor& x, const te::Tensor& w, const std::string& name) {
+  if (depthwise_flat(s)) return conv2d_depthwise_flat(s, x, w, name);
   te::Tensor src = x;
   if (s.padded()) {
     const int64_t hp = s.h + s.pad.top + s.pad.bottom, wp = s.w + s.pad.left + s.pad.right;
@@ -426,6 +472,57 @@ te::Tensor conv2d_depthwise(const Conv2dShape& s, const te::Tensor& x, const te:
   });
 }
 
+std::string lanes_name(const std::string& base) { return base + "_lanes"; }
+
+// One output position of a 1x1 window: lane l of output channel oc sums the input channels
+// l, l + lanes, ...; the output adds the lanes.
+te::Tensor conv2d_one_position(const Conv2dShape& s, const ConvPlan& plan, const te::Tensor& x, const te::Tensor& w,
+                               const std::string& name) {
+  te::IterVar j = te::reduce_axis(s.icg / plan.lanes, "rj");
+  te::Tensor lanes = te::compute({s.n, s.oc, plan.lanes}, lanes_name(name), [&](const te::Indices& i) {
+    PrimExpr c = PrimExpr(j) * plan.lanes + i[2];
+    return te::sum(product(s, w(i[1], c, 0, 0), x(i[0], data_channel(s, i[1], c), 0, 0)), {j});
+  });
+  te::IterVar l = te::reduce_axis(plan.lanes, "rl");
+  return te::compute({s.n, s.oc, 1, 1}, name, [&](const te::Indices& i) { return te::sum(lanes(i[0], i[1], l), {l}); });
+}
+
+// The taps of every output position (im2col), zero outside the data.
+te::Tensor gather_taps(const Conv2dShape& s, const ConvPlan& plan, const te::Tensor& x, const std::string& name) {
+  const int64_t positions = s.oh * s.ow;
+  return te::compute({s.n, s.ic, s.kh, s.kw, plan.core_p}, data_name(name), [&](const te::Indices& i) {
+    PrimExpr y = tir::floordiv(i[4], s.ow) * s.strides.h + i[2] * s.dilation.h - s.pad.top;
+    PrimExpr z = tir::floormod(i[4], s.ow) * s.strides.w + i[3] * s.dilation.w - s.pad.left;
+    PrimExpr inside = tir::logical_and(tir::lt(i[4], positions), inside_window(y, z, s.h, s.w));
+    return tir::select(inside, x(i[0], i[1], y, z), tir::make_const(s.dtype, 0));
+  });
+}
+
+// A padded image stem (a few channels, groups=1): the whole padded image is small, and the
+// taps' few channels make the gather as costly as the products.
+bool stem_image(const Conv2dShape& s) { return s.padded() && s.groups == 1 && s.ic <= 4; }
+
+// The same taps read from a zero-padded copy with no condition, so that the gather vectorizes
+// (a conditional strided load stays scalar: most of MobileNetV3's stem time); positions past
+// the last one (the last tile's overhang) repeat it and are never output. Only for stems: on
+// large grouped inputs (RegNet) the copy is a pass over memory of its own.
+te::Tensor gather_from_padded_copy(const Conv2dShape& s, const ConvPlan& plan, const te::Tensor& x,
+                                   const std::string& name) {
+  te::Tensor padded =
+      te::compute({s.n, s.ic, s.h + s.pad.top + s.pad.bottom, s.w + s.pad.left + s.pad.right}, padded_name(name),
+                  [&](const te::Indices& i) {
+                    PrimExpr y = i[2] - s.pad.top, z = i[3] - s.pad.left;
+                    return tir::select(inside_window(y, z, s.h, s.w), x(i[0], i[1], y, z), tir::make_const(s.dtype, 0));
+                  });
+  const int64_t last = s.oh * s.ow - 1;
+  return te::compute({s.n, s.ic, s.kh, s.kw, plan.core_p}, data_name(name), [&](const te::Indices& i) {
+    PrimExpr p = plan.core_p - 1 > last ? tir::min(i[4], PrimExpr(last)) : PrimExpr(i[4]);
+    PrimExpr y = tir::floordiv(p, s.ow) * s.strides.h + i[2] * s.dilation.h;
+    PrimExpr z = tir::floormod(p, s.ow) * s.strides.w + i[3] * s.dilation.w;
+    return padded(i[0], i[1], y, z);
+  });
+}
+
 te::Tensor conv2d_tensor(const ComputeInput& call, const Conv2DAttrs& attrs, const te::Tensor& x, const te::Tensor& w,
                          const nn::ConvOperandTypes& types) {
   const Conv2dShape s = conv2d_shape(call, attrs, types);
@@ -434,6 +531,7 @@ te::Tensor conv2d_tensor(const ComputeInput& call, const Conv2DAttrs& attrs, con
   switch (plan.path) {
     case ConvPath::kGeneric: return conv2d_generic(s, x, w, name);
     case ConvPath::kDepthwise: return conv2d_depthwise(s, x, w, name);
+    case ConvPath::kOnePosition: return conv2d_one_position(s, plan, x, w, name);
     default: break;
   }
   te::Tensor src = x;
@@ -444,13 +542,7 @@ te::Tensor conv2d_tensor(const ComputeInput& call, const Conv2DAttrs& attrs, con
       return tir::select(inside_window(y, z, s.h, s.w), x(i[0], i[1], y, z), tir::make_const(s.dtype, 0));
     });
   } else if (plan.path == ConvPath::kIm2col) {
-    const int64_t positions = s.oh * s.ow;
-    src = te::compute({s.n, s.ic, s.kh, s.kw, plan.core_p}, data_name(name), [&](const te::Indices& i) {
-      PrimExpr y = tir::floordiv(i[4], s.ow) * s.strides.h + i[2] * s.dilation.h - s.pad.top;
-      PrimExpr z = tir::floormod(i[4], s.ow) * s.strides.w + i[3] * s.dilation.w - s.pad.left;
-      PrimExpr inside = tir::logical_and(tir::lt(i[4], positions), inside_window(y, z, s.h, s.w));
-      return tir::select(inside, x(i[0], i[1], y, z), tir::make_const(s.dtype, 0));
-    });
+    src = stem_image(s) ? gather_from_padded_copy(s, plan, x, name) : gather_taps(s, plan, x, name);
   }
   te::Tensor core = conv_core(s, plan, src, w, {s.n, s.oc, plan.core_p}, core_name(name));
   const int64_t pitch = plan.path == ConvPath::kPaddedRows ? plan.pitch : s.ow;
@@ -600,7 +692,39 @@ void schedule_conv_fused(const ScheduleInput& in, const te::Tensor& final_out, c
   }
 }
 
-void schedule_depthwise(const ScheduleInput& in, int64_t work) {
+// Flat planes (conv2d_depthwise_flat): the output (or its element-wise tail) plane by plane in
+// parallel; per plane the padded copy, split into rows so that no element divides, then the
+// core with the taps outside and the flat plane as the vector loop.
+void schedule_depthwise_flat(const ScheduleInput& in, const Conv2dShape& s, int64_t work) {
+  const te::Tensor& out = in.anchor.at(0);
+  te::Tensor core = nn::find_tensor(out, core_name(in.call.name));
+  te::Tensor src = nn::find_tensor(out, data_name(in.call.name));
+  te::Tensor final_out = nn::single_output_like(in, out);
+  te::Tensor tail = final_out.defined() ? final_out : out;
+  if (!tail.same_as(out)) {
+    in.schedule[out].compute_inline();
+  } else {
+    for (const te::Tensor& o : in.outputs)
+      if (!o.same_as(out)) schedule_injective_stage(in.schedule[o], in.target);
+  }
+  te::Stage& t = in.schedule[tail];
+  te::IterVar planes = t.fuse(t.axis(0), t.axis(1));
+  if (work >= nn::kMinParallelWork) t.parallel(planes);
+  t.vectorize(t.axis(3));
+  te::Stage& core_stage = in.schedule[core];
+  core_stage.compute_at(t, planes);
+  const auto leaves = core_stage.leaf_iter_vars();
+  core_stage.reorder({leaves[0], leaves[1], leaves[3], leaves[4], leaves[2]});
+  core_stage.vectorize(leaves[2]);
+  te::Stage& pad = in.schedule[src];
+  pad.compute_at(core_stage, leaves[1]);
+  auto [row, col] = pad.split(pad.leaf_iter_vars().back(), depthwise_pitch(s));
+  (void)row;
+  pad.vectorize(col);
+}
+
+void schedule_depthwise(const ScheduleInput& in, const Conv2dShape& s, int64_t work) {
+  if (depthwise_flat(s)) return schedule_depthwise_flat(in, s, work);
   const te::Tensor& out = in.anchor.at(0);
   te::Tensor src = nn::find_tensor(out, data_name(in.call.name));
   te::Tensor final_out = nn::single_output_like(in, out);
@@ -631,6 +755,27 @@ void schedule_depthwise(const ScheduleInput& in, int64_t work) {
   }
 }
 
+// The partial sums with the reduction outside and the lanes vectorised inside; the sum of the
+// lanes and the element-wise tail as they come.
+void schedule_one_position(const ScheduleInput& in, int64_t work) {
+  te::Stage& lanes = in.schedule[nn::find_tensor(in.anchor.at(0), lanes_name(in.call.name))];
+  const auto leaves = lanes.leaf_iter_vars();  // batch, channel, lane, reduction
+  lanes.reorder({leaves[0], leaves[1], leaves[3], leaves[2]});
+  lanes.vectorize(leaves[2]);
+  te::IterVar rows = lanes.fuse(leaves[0], leaves[1]);
+  if (work >= nn::kMinParallelWork) lanes.parallel(rows);
+  for (const te::Tensor& o : in.outputs) {
+    te::Stage& stage = in.schedule[o];
+    if (stage.attach() == te::Stage::Attach::kRoot && !stage.op()->reduce) schedule_injective_stage(stage, in.target);
+  }
+}
+
+// The im2col path's zero-padded copy of the data: at the root, rows in parallel.
+void schedule_padded_copy(const ScheduleInput& in) {
+  te::Tensor padded = nn::find_tensor(in.anchor.at(0), padded_name(in.call.name));
+  if (padded.defined()) schedule_injective_stage(in.schedule[padded], in.target);
+}
+
 // Operands a caller computed (conv_operand_name): the data is inlined into whatever reads it
 // (its padded or gathered copy, or the window expression) unless the micro-kernel reads it
 // directly; the weight is computed once per run at root, vectorised.
@@ -655,10 +800,12 @@ void conv2d_schedule_with(const ScheduleInput& in, const Conv2DAttrs& attrs, con
   const int64_t work = s.n * s.oc * s.oh * s.ow * s.icg * s.kh * s.kw;
   switch (plan.path) {
     case ConvPath::kGeneric: schedule_reduce(in); return;
-    case ConvPath::kDepthwise: schedule_depthwise(in, work); return;
+    case ConvPath::kDepthwise: schedule_depthwise(in, s, work); return;
+    case ConvPath::kOnePosition: schedule_one_position(in, work); return;
     case ConvPath::kPaddedRows: schedule_conv_rows(in, s, plan, work); return;
     case ConvPath::kDirect:
     case ConvPath::kIm2col: {
+      schedule_padded_copy(in);
       te::Tensor final_out = nn::single_output_like(in, out);
       if (final_out.defined())
         schedule_conv_fused(in, final_out, s, plan, work);
