@@ -46,7 +46,8 @@ def read_results(path):
     """[(status, suite/case, reason)]"""
     results = []
     for line in open(path):
-        m = re.match(r"^(PASS|FAIL|SKIP) (\S+?)(?:: (.*))?$", line.rstrip("\n"))
+        # BAKED (passes only with the inputs baked into the model) counts as a failure.
+        m = re.match(r"^(PASS|FAIL|SKIP|BAKED) (\S+?)(?:: (.*))?$", line.rstrip("\n"))
         if m:
             results.append((m.group(1), m.group(2), m.group(3) or ""))
     return results
@@ -62,7 +63,9 @@ def model_ops(case):
 
 def ops_of_failure(case, reason, known_ops):
     """The operators a failing case is about: those its reason names, else the model's."""
-    named = [op for op in re.findall(r"\b([A-Z][A-Za-z]+)\b", reason) if op in known_ops]
+    # The importer's errors name the op ("op 'Resize': ..."); prefer that to capitalised words.
+    named = [op for op in re.findall(r"op '([A-Za-z]+)'", reason) if op in known_ops]
+    named = named or [op for op in re.findall(r"\b([A-Z][A-Za-z]+)\b", reason) if op in known_ops]
     return sorted(set(named)) or model_ops(case)
 
 

@@ -283,6 +283,7 @@ class GraphBuilder {
     GraphNode node;
     node.op = "tvm_op";
     node.name = unique_node_name("ref_" + c_identifier(def.name));
+    check_sizes_its_outputs(call, e->checked_type(), node.name);
     node.attrs = {{"func_name", std::string(kReferenceFuncPrefix) + def.kernel},
                   {"num_inputs", std::to_string(inputs.size())},
                   {"num_outputs", std::to_string(flat_size(e->checked_type()))},
@@ -290,6 +291,26 @@ class GraphBuilder {
                   {"op_attrs", attrs_to_json(def.normalize(call.attrs))}};
     node.inputs = std::move(inputs);
     return add_node(std::move(node), e->checked_type(), device);
+  }
+
+  // The executor leaves a result of run-time shape to the kernel to allocate. The dyn.* kernels
+  // and those whose extents depend on the data (unique, argwhere) do; other kernels expect the
+  // result allocated, which needs shapes computed at run time (Relay's shape functions).
+  static void check_sizes_its_outputs(const CallNode& call, const Type& result, const std::string& node) {
+    if (is_static_type(result) || call.op()->name.rfind("dyn.", 0) == 0) return;
+    for (const Expr& arg : call.args)
+      if (!is_static_type(arg->checked_type()))
+        throw std::move(
+            Error(cat("dynamic shapes are not compiled yet: node ", call.source.empty() ? node : call.source,
+                      " computes ", type_str(result), " from a tensor of run-time shape"))
+                .op(call.op()->name));
+  }
+
+  static bool is_static_type(const Type& type) {
+    if (const auto* t = as_tensor(type)) return t->is_static();
+    if (const auto* t = as_tuple(type))
+      return std::all_of(t->fields.begin(), t->fields.end(), [](const Type& f) { return is_static_type(f); });
+    return true;
   }
 
   Entries expand_into_reference_nodes(const FunctionNode& fn, const std::vector<Entries>& args) {

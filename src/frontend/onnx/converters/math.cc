@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "frontend/onnx/converters/converter_util.h"
+#include "kiln/attrs/dyn.h"
 #include "kiln/attrs/reduce.h"
 #include "kiln/attrs/tensor.h"
 #include "kiln/attrs/transform.h"
@@ -45,8 +46,12 @@ ConvertResult convert_bit_shift(ConvertContext& c) {
   return call_op(direction == "LEFT" ? "left_shift" : "right_shift", {c.input(0), c.input(1)});
 }
 
-// The axis is an input (a scalar or one-element tensor) that must be known at import time.
+// The axis is an input (a scalar or one-element tensor), as an attribute when known now.
 ConvertResult convert_cumsum(ConvertContext& c) {
+  if (!c.constant_input(1))
+    return call_op("dyn.cumsum", {c.input(0), c.input(1)},
+                   DynCumsumAttrs{.exclusive = c.attrs().get_int("exclusive", 0) != 0,
+                                  .reverse = c.attrs().get_int("reverse", 0) != 0});
   std::vector<int64_t> axis = c.require_ints_input(1, "axis");
   check(axis.size() == 1, "CumSum's axis must hold one value, found ", axis.size());
   return call_op("cumsum", {c.input(0)},
@@ -103,6 +108,12 @@ ConvertResult convert_topk_v1(ConvertContext& c) {
 
 // Opset 10: k is a one-element input known at import time; 11 adds largest and sorted.
 ConvertResult convert_topk_v10(ConvertContext& c) {
+  if (!c.constant_input(1)) {
+    DynTopKAttrs attrs;
+    attrs.axis = normalize_onnx_axis(c.attrs().get_int("axis", -1), c.input_rank(0));
+    attrs.is_ascend = c.attrs().get_int("largest", 1) == 0;
+    return call_op("dyn.topk", {c.input(0), c.input(1)}, attrs);
+  }
   std::vector<int64_t> k = c.require_ints_input(1, "K");
   check(k.size() == 1, "TopK's K must hold one value, found ", k.size());
   return topk(c, k[0], c.attrs().get_int("axis", -1), c.attrs().get_int("largest", 1) != 0);

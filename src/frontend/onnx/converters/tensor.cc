@@ -3,13 +3,15 @@
 // Range) and reductions (Reduce*, ArgMax, ArgMin).
 //
 // Inputs that ONNX passes as tensors but kiln's ops take as attributes (shapes, axes, slice
-// bounds, pads) must be known at import time; with static input shapes they are, because
-// Shape is a Constant and shape arithmetic folds as it is converted.
+// bounds, pads, repeats) become those attributes when known at import time (with static input
+// shapes Shape is a Constant and shape arithmetic folds as it is converted); otherwise the
+// node becomes the dyn.* op (kiln/attrs/dyn.h) that takes them as run-time tensors.
 #include "kiln/attrs/tensor.h"
 
 #include <cmath>
 
 #include "frontend/onnx/converters/converter_util.h"
+#include "kiln/attrs/dyn.h"
 #include "kiln/attrs/indexing.h"
 #include "kiln/attrs/pad.h"
 #include "kiln/attrs/reduce.h"
@@ -32,8 +34,14 @@ Expr reshape(const Expr& x, const std::vector<int64_t>& shape, bool allowzero) {
 
 ConvertResult convert_reshape_v1(ConvertContext& c) { return reshape(c.input(0), c.attrs().get_ints("shape"), false); }
 
+// True when input i is absent or known now, so the static op can take it as an attribute.
+bool known_now(ConvertContext& c, size_t i) { return !c.has_input(i) || c.constant_input(i).has_value(); }
+
 ConvertResult convert_reshape_v5(ConvertContext& c) {
-  return reshape(c.input(0), c.require_ints_input(1, "shape"), c.attrs().get_int("allowzero", 0) != 0);
+  int64_t allowzero = c.attrs().get_int("allowzero", 0) != 0;
+  if (!known_now(c, 1))
+    return call_op("dyn.reshape", {c.input(0), c.input(1)}, DynReshapeAttrs{.allowzero = allowzero});
+  return reshape(c.input(0), c.require_ints_input(1, "shape"), allowzero != 0);
 }
 
 ConvertResult convert_concat(ConvertContext& c) {
@@ -122,6 +130,7 @@ std::optional<std::vector<int64_t>> axes_of(ConvertContext& c, bool from_input, 
 
 ConvertFn squeeze(bool axes_from_input) {
   return [axes_from_input](ConvertContext& c) -> ConvertResult {
+    if (axes_from_input && !known_now(c, 1)) return call_op("dyn.squeeze", {c.input(0), c.input(1)});
     SqueezeAttrs attrs;
     if (auto axes = axes_of(c, axes_from_input)) attrs.axis = normalize_onnx_axes(*axes, c.input_rank(0));
     return call_op("squeeze", {c.input(0)}, attrs);
@@ -131,6 +140,7 @@ ConvertFn squeeze(bool axes_from_input) {
 // Axes refer to the output; inserting them in ascending order puts each where it belongs.
 ConvertFn unsqueeze(bool axes_from_input) {
   return [axes_from_input](ConvertContext& c) -> ConvertResult {
+    if (axes_from_input && !known_now(c, 1)) return call_op("dyn.expand_dims", {c.input(0), c.input(1)});
     auto axes = axes_of(c, axes_from_input);
     check(axes.has_value(), "Unsqueeze needs axes");
     int64_t out_rank = c.input_rank(0) + static_cast<int64_t>(axes->size());
@@ -166,7 +176,23 @@ ConvertResult convert_slice_v1(ConvertContext& c) {
                        std::nullopt);
 }
 
+// Slice with bounds known at run time: axes default to the leading ones, steps to 1.
+ConvertResult dyn_strided_slice(ConvertContext& c) {
+  int64_t n = c.tensor_type_of(c.input(1), "starts").ndim() == 1 ? c.tensor_type_of(c.input(1), "starts").shape[0] : -1;
+  check(n != kAnyDim, "Slice's starts must be a list of static length, found ", type_str(c.type_of(c.input(1))));
+  auto list = [&](size_t i, auto value_at) {
+    if (c.has_input(i)) return c.input(i);
+    std::vector<int64_t> values;
+    for (int64_t k = 0; k < n; ++k) values.push_back(value_at(k));
+    return make_constant(NDArray::from_vector<int64_t>({n}, values));
+  };
+  Expr axes = list(3, [](int64_t k) { return k; });
+  Expr steps = list(4, [](int64_t) { return int64_t{1}; });
+  return call_op("dyn.strided_slice", {c.input(0), c.input(1), c.input(2), axes, steps});
+}
+
 ConvertResult convert_slice_v10(ConvertContext& c) {
+  if (!known_now(c, 1) || !known_now(c, 2) || !known_now(c, 3) || !known_now(c, 4)) return dyn_strided_slice(c);
   std::optional<std::vector<int64_t>> axes, steps;
   if (c.has_input(3)) axes = c.require_ints_input(3, "axes");
   if (c.has_input(4)) steps = c.require_ints_input(4, "steps");
@@ -183,6 +209,7 @@ ConvertResult convert_gather(ConvertContext& c) {
 
 // Broadcasting x against a shape: where(all-true of that shape, x, x) broadcasts any dtype.
 ConvertResult convert_expand(ConvertContext& c) {
+  if (!known_now(c, 1)) return call_op("dyn.broadcast_to", {c.input(0), c.input(1)});
   std::vector<int64_t> shape = c.require_ints_input(1, "shape");
   Expr mask = call_op("ones", {}, ConstantFillAttrs{.shape = shape, .dtype = "bool"});
   return call_op("where", {mask, c.input(0), c.input(0)});
@@ -190,6 +217,7 @@ ConvertResult convert_expand(ConvertContext& c) {
 
 // numpy.tile with repeats known now: r copies concatenated along each axis.
 ConvertResult convert_tile(ConvertContext& c) {
+  if (!known_now(c, 1)) return call_op("dyn.tile", {c.input(0), c.input(1)});
   std::vector<int64_t> repeats = c.require_ints_input(1, "repeats");
   check(static_cast<int64_t>(repeats.size()) == c.input_rank(0), "Tile needs one repeat per axis of ",
         shape_str(c.input_shape(0)), ", found ", repeats.size());
@@ -210,6 +238,8 @@ ConvertResult convert_trilu(ConvertContext& c) {
   const Shape shape = c.input_shape(0);
   check(shape.size() >= 2 && shape[shape.size() - 2] != kAnyDim && shape.back() != kAnyDim,
         "Trilu needs static matrix extents (the last two axes), found ", shape_str(shape));
+  if (!known_now(c, 1))
+    return call_op("dyn.trilu", {c.input(0), c.input(1)}, DynTriluAttrs{.upper = c.attrs().get_int("upper", 1) != 0});
   int64_t k = 0;
   if (c.has_input(1)) {
     NDArray k_value = c.require_constant_input(1, "k");
@@ -298,7 +328,16 @@ ConvertResult convert_pad_v11(ConvertContext& c) {
   if (c.has_input(2)) value = call_op("reshape", {c.input(2)}, ReshapeAttrs{.newshape = {}});
   std::optional<std::vector<int64_t>> axes;
   if (c.has_input(3)) axes = c.require_ints_input(3, "axes");
-  return pad(c, c.require_ints_input(1, "pads"), c.attrs().get_string("mode", "constant"), value, axes);
+  std::string mode = c.attrs().get_string("mode", "constant");
+  if (!known_now(c, 1)) {
+    check_pad_mode(c, mode);
+    if (!value) value = scalar_constant(c.input_dtype(0), 0);
+    DynPadAttrs attrs;
+    attrs.pad_mode = mode;
+    attrs.axes = axes;
+    return call_op("dyn.pad", {c.input(0), c.input(1), value}, attrs);
+  }
+  return pad(c, c.require_ints_input(1, "pads"), mode, value, axes);
 }
 
 // ---- Tensor makers ----
@@ -350,14 +389,22 @@ ConvertResult convert_constant(ConvertContext& c) {
 }
 
 ConvertResult convert_constant_of_shape(ConvertContext& c) {
-  std::vector<int64_t> shape = c.require_ints_input(0, "shape");
   NDArray value = c.attrs().has("value") ? c.attrs().get_tensor("value") : NDArray::scalar(DType::kFloat32, 0);
   check(value.numel() == 1, "ConstantOfShape's value must hold one element, found shape ", shape_str(value.shape()));
+  if (!known_now(c, 0)) return call_op("dyn.full", {make_constant(value.reshaped({})), c.input(0)}, DynFullAttrs{});
+  std::vector<int64_t> shape = c.require_ints_input(0, "shape");
   return call_op("full", {make_constant(value.reshaped({}))}, FullAttrs{.shape = shape});
 }
 
 // Range with inputs known now is a constant (kiln has no arange op yet).
 ConvertResult convert_range(ConvertContext& c) {
+  if (!known_now(c, 0) || !known_now(c, 1) || !known_now(c, 2)) {
+    std::vector<Expr> scalars;
+    for (size_t i = 0; i < 3; ++i)
+      scalars.push_back(c.input_rank(i) == 0 ? c.input(i)
+                                             : call_op("reshape", {c.input(i)}, ReshapeAttrs{.newshape = {}}));
+    return call_op("dyn.arange", scalars);
+  }
   NDArray start = c.require_constant_input(0, "start"), limit = c.require_constant_input(1, "limit"),
           delta = c.require_constant_input(2, "delta");
   check(start.numel() == 1 && limit.numel() == 1 && delta.numel() == 1, "Range's inputs must be scalars");
@@ -403,8 +450,16 @@ Expr reduce(const std::string& op, const Expr& x, const ReduceSpec& spec, bool k
 ConvertFn reduction(std::string op, bool axes_from_input, std::function<Expr(const Expr&)> before = nullptr,
                     std::function<Expr(const Expr&)> after = nullptr) {
   return [=](ConvertContext& c) -> ConvertResult {
-    ReduceSpec spec = reduce_spec(c, axes_from_input);
     Expr x = before ? before(c.input(0)) : c.input(0);
+    if (axes_from_input && !known_now(c, 1)) {
+      DynReduceAttrs attrs;
+      attrs.reducer = op;
+      attrs.keepdims = c.attrs().get_int("keepdims", 1) != 0;
+      attrs.noop_with_empty_axes = c.attrs().get_int("noop_with_empty_axes", 0) != 0;
+      Expr out = call_op("dyn.reduce", {x, c.input(1)}, attrs);
+      return after ? after(out) : out;
+    }
+    ReduceSpec spec = reduce_spec(c, axes_from_input);
     // noop_with_empty_axes skips only the reduction: ReduceL1 still gives |x|, ReduceLogSum log(x).
     Expr out = spec.identity ? x : reduce(op, x, spec, spec.keepdims);
     return after ? after(out) : out;
