@@ -251,39 +251,60 @@ class Lowering {
     for (const auto& leaf : leaves) analyzer_.bind(leaf->var, 0, plan.iter_extent.at(leaf.get()));
   }
 
-  // The region of `plan`'s tensor read by its attach stage inside the attach loop.
+  // The region of `plan`'s tensor read inside the attach loop: by its attach stage, and by the other
+  // stages computed at the same loop (a softmax's row max, read by its sum and its outputs).
   void infer_region(StagePlan& plan) {
     const Stage& stage = *plan.stage;
     const tir::Buffer& buffer = stage.tensor().buffer();
     const StagePlan& consumer = plan_of(*stage.attach_stage());
-    for (const auto& other : plans_) {
-      if (other.get() == &consumer || other->stage->attach() == Stage::Attach::kInline) continue;
-      if (!loads_of(other->body, buffer).empty() || (other->init.defined() && !loads_of(other->init, buffer).empty()))
-        throw error(plan, cat("compute_at: also read by '", other->stage->op()->name, "', outside the attach loop"));
-    }
     if (consumer.stage->attach() == Stage::Attach::kInline)
       throw error(plan, "compute_at: the attach stage is inlined");
-    std::vector<PrimExpr> loads = loads_of(consumer.body, buffer);
-    if (consumer.init.defined())
-      for (auto& l : loads_of(consumer.init, buffer)) loads.push_back(l);
-    if (loads.empty()) throw error(plan, cat("compute_at: '", consumer.stage->op()->name, "' does not read it"));
-    // Loops inside the attach point range over their extents; outer loops stay symbolic.
-    InnerRanges inner;
     const auto& leaves = consumer.stage->leaf_iter_vars();
     auto at = std::find(leaves.begin(), leaves.end(), stage.attach_leaf());
     if (at == leaves.end())
       throw error(plan, cat("compute_at: the attach loop is no longer a loop of '", consumer.stage->op()->name,
                             "' (split or fused afterwards)"));
+    // Each read with the ranges of the loops it sits in: inside the attach point, the attach
+    // stage's inner loops; a sibling's loops all.
+    struct Read {
+      PrimExpr load;
+      const StagePlan* reader;
+      const InnerRanges* ranges;
+    };
+    InnerRanges inner;
     for (auto it = at + 1; it != leaves.end(); ++it)
       inner[(*it)->var.get()] = tir::IntRange{0, consumer.iter_extent.at(it->get()) - 1};
+    std::vector<std::unique_ptr<InnerRanges>> sibling_ranges;
+    std::vector<Read> reads;
+    for (const auto& other : plans_) {
+      if (other->stage->attach() == Stage::Attach::kInline) continue;
+      std::vector<PrimExpr> loads = loads_of(other->body, buffer);
+      if (other->init.defined())
+        for (auto& l : loads_of(other->init, buffer)) loads.push_back(l);
+      if (loads.empty()) continue;
+      const bool sibling = other.get() != &consumer && other->stage->attach() == Stage::Attach::kScope &&
+                           other->stage->attach_stage() == consumer.stage &&
+                           other->stage->attach_leaf() == stage.attach_leaf();
+      if (other.get() != &consumer && !sibling)
+        throw error(plan, cat("compute_at: also read by '", other->stage->op()->name, "', outside the attach loop"));
+      const InnerRanges* ranges = &inner;
+      if (sibling) {
+        sibling_ranges.push_back(std::make_unique<InnerRanges>());
+        for (const auto& leaf : other->stage->leaf_iter_vars())
+          (*sibling_ranges.back())[leaf->var.get()] = tir::IntRange{0, other->iter_extent.at(leaf.get()) - 1};
+        ranges = sibling_ranges.back().get();
+      }
+      for (auto& l : loads) reads.push_back(Read{l, other.get(), ranges});
+    }
+    if (reads.empty()) throw error(plan, cat("compute_at: '", consumer.stage->op()->name, "' does not read it"));
 
     const auto& shape = stage.tensor().shape();
     for (size_t d = 0; d < shape.size(); ++d) {
       std::optional<SymbolicRange> region;
-      bool known = !loads.empty();
-      for (const auto& load : loads) {
-        PrimExpr index = analyzer_.simplify(tir::substitute(load->operands[d], consumer.axis_values));
-        auto r = eval_range(index, inner);
+      bool known = true;
+      for (const Read& read : reads) {
+        PrimExpr index = analyzer_.simplify(tir::substitute(read.load->operands[d], read.reader->axis_values));
+        auto r = eval_range(index, *read.ranges);
         if (!r) {
           known = false;
           break;

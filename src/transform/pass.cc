@@ -158,11 +158,13 @@ void register_builtin_passes() {
            }});
     r.add(simple_pass({"FuseLayerNorm", 2, {"InferType"}, true}, fuse_layer_norm_pass));
     r.add(simple_pass({"MoveBiasBeforeReshape", 2, {"InferType"}, true}, move_bias_before_reshape_pass));
+    r.add(simple_pass({"FuseAttention", 2, {"InferType"}, true}, fuse_attention_pass));
     r.add({{"PackDenseWeights", 3, {"InferType"}, true},
            [](const IRModule& m, const PassContext&) { return pack_dense_weights_pass(m); }});
     r.add(simple_pass({"DeadCodeElimination", 1, {}, false}, dead_code_elimination_pass));
     r.add(simple_pass({"EliminateCommonSubexpr", 2, {}, false}, eliminate_common_subexpr_pass));
     r.add(simple_pass({"SimplifyExpr", 2, {"InferType"}, true}, simplify_expr_pass));
+    r.add(simple_pass({"DynamicToStatic", 1, {"InferType"}, true}, dynamic_to_static_pass));
     // Opt level 0: a no-op without annotations, and annotated models need it to run at all.
     r.add({{"RewriteAnnotatedOps", 0, {}, true}, [](const IRModule& m, const PassContext& ctx) {
              return rewrite_annotated_ops_pass(m, fallback_device_of(ctx));

@@ -18,7 +18,7 @@ got=$(passes_after -O 3)
 # Inline, DeadCodeElimination and EliminateCommonSubexpr leave types stale.
 want="InferType Inline InferType RemoveUnusedFunctions QnnLegalize SimplifyInference DeadCodeElimination InferType"
 want+=" EliminateCommonSubexpr InferType CombineParallelConv2D CombineParallelDense CombineParallelBatchMatmul"
-want+=" FoldConstant FoldScaleAxis SimplifyExpr FuseLayerNorm AlterOpLayout PackDenseWeights MoveBiasBeforeReshape"
+want+=" DynamicToStatic FoldConstant FoldScaleAxis SimplifyExpr FuseLayerNorm FuseAttention AlterOpLayout PackDenseWeights MoveBiasBeforeReshape"
 want+=" PrecomputePrune"
 want+=" RewriteAnnotatedOps FuseOps"
 [[ $got == "$want" ]] || fail "-O 3 ran '$got', expected '$want'"
@@ -28,7 +28,7 @@ want="InferType QnnLegalize SimplifyInference RewriteAnnotatedOps FuseOps"
 got=$(passes_after -O 3 --disable-pass FoldConstant --disable-pass Inline)
 want="InferType RemoveUnusedFunctions QnnLegalize SimplifyInference DeadCodeElimination InferType"
 want+=" EliminateCommonSubexpr"
-want+=" InferType CombineParallelConv2D CombineParallelDense CombineParallelBatchMatmul FoldScaleAxis SimplifyExpr FuseLayerNorm"
+want+=" InferType CombineParallelConv2D CombineParallelDense CombineParallelBatchMatmul DynamicToStatic FoldScaleAxis SimplifyExpr FuseLayerNorm FuseAttention"
 want+=" AlterOpLayout"
 want+=" PackDenseWeights MoveBiasBeforeReshape PrecomputePrune RewriteAnnotatedOps FuseOps"
 [[ $got == "$want" ]] || fail "--disable-pass ran '$got', expected '$want'"

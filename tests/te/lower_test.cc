@@ -130,6 +130,31 @@ TEST(TeLower, ComputeAtInfersTheRegionTheConsumerReads) {
             "W[r, q]\n");
 }
 
+TEST(TeLower, ComputeAtCoversStagesAttachedAtTheSameLoop) {
+  // x - max(x) by rows, then its row sum: M is read by D and by S, both computed at S's consumer's
+  // loop; M and D are realised for one block of two rows (softmax inside nn.attention's blocks).
+  Tensor x = placeholder({4, 3}, DType::kFloat32, "X");
+  IterVar k = reduce_axis(3, "k"), l = reduce_axis(3, "l");
+  Tensor m = compute({4}, "M", [&](const Indices& i) { return te::max(x(i[0], k), {k}); });
+  Tensor d = compute({4, 3}, "D", [&](const Indices& i) { return x(i[0], i[1]) - m(i[0]); });
+  Tensor s = compute({4}, "S", [&](const Indices& i) { return sum(d(i[0], l) + m(i[0]), {l}); });
+  Tensor out = compute({4}, "out", [&](const Indices& i) { return s(i[0]) * 2; });
+  Schedule sch({out});
+  auto [io, ii] = sch[out].split(sch[out].axis(0), 2);
+  (void)ii;
+  for (const Tensor& t : {m, d, s}) sch[t].compute_at(sch[out], io);
+  const std::string text = tir::to_string(lower(sch, {x, out}, "rows"));
+  EXPECT_NE(text.find("allocate(M, Buffer((2,), \"float32\"))"), std::string::npos) << text;
+  EXPECT_NE(text.find("allocate(D, Buffer((2, 3), \"float32\"))"), std::string::npos) << text;
+  // A reader elsewhere still cannot see the block.
+  Tensor other = compute({4}, "other", [&](const Indices& i) { return m(i[0]) + 1; });
+  Schedule sch2({out, other});
+  auto [jo, ji] = sch2[out].split(sch2[out].axis(0), 2);
+  (void)ji;
+  for (const Tensor& t : {m, d, s}) sch2[t].compute_at(sch2[out], jo);
+  EXPECT_THROW(lower(sch2, {x, out, other}, "rows"), Error);
+}
+
 TEST(TeLower, CacheWriteComputesATileLocally) {
   Conv conv;
   Schedule s({conv.out});

@@ -15,6 +15,7 @@
   F(nn_pool) \
   F(nn_norm) \
   F(nn_softmax) \
+  F(nn_attention) \
   F(nn_activation) \
   F(nn_bias_add) \
   F(nn_pad) \
@@ -54,5 +55,6 @@
   F(signal_dft) \
   F(signal_window) \
   F(random) \
-  F(control_unreachable)
+  F(control_unreachable) \
+  F(dyn)
 // clang-format on

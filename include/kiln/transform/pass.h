@@ -112,6 +112,9 @@ IRModule simplify_inference_pass(const IRModule& mod);
 // float arithmetic giving the qnn reference kernels' values bit for bit (legalize_qnn.cc).
 IRModule legalize_qnn_pass(const IRModule& mod);
 IRModule simplify_expr_pass(const IRModule& mod);
+// Relay's DynamicToStatic: dyn.* calls whose shape-like operands are known now become the
+// static ops (dynamic_to_static.cc).
+IRModule dynamic_to_static_pass(const IRModule& mod);
 IRModule fold_constant_pass(const IRModule& mod);
 // NNVM's PrecomputePrune: `params` are bound into @main and everything that depends on
 // parameters and constants alone is evaluated now, so that only what depends on the inputs
@@ -155,6 +158,9 @@ IRModule fuse_layer_norm_pass(const IRModule& mod);
 // MoveBiasBeforeReshape: add(bias, reshape(product)) with the reshape keeping the last axis and the
 // bias varying along it only becomes reshape(add(bias, product)), so the add fuses into the product.
 IRModule move_bias_before_reshape_pass(const IRModule& mod);
+// FuseAttention: nn.matmul(nn.softmax([add(][multiply(]nn.matmul(q, k_t)[, c)][, mask)], last axis), v)
+// becomes nn.attention(q, k_t, v[, mask], scale=c), computed over blocks of query rows.
+IRModule fuse_attention_pass(const IRModule& mod);
 // Relay's RewriteAnnotatedOps: on_device annotations become device_copy calls wherever a
 // value is read on another device than it is made on (every unannotated value is on
 // `fallback_device`, e.g. "cpu"); the annotations go. A module without them is unchanged.

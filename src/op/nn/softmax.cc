@@ -5,6 +5,7 @@
 #include "kiln/op/strategy.h"
 #include "op/compute_util.h"
 #include "op/nn/nn_compute.h"
+#include "op/nn/softmax_rows.h"
 #include "op/nn/window_attrs.h"
 
 namespace kiln {
@@ -19,6 +20,10 @@ Type softmax_relation(const std::vector<Type>& args, const SoftmaxAttrs& attrs) 
   normalize_axis(attrs.axis, data.ndim(), cat("attribute 'axis' of 'data' ", shape_str(data.shape)));
   return args[0];
 }
+
+}  // namespace
+
+namespace nn {
 
 // As the reference kernel: the row maximum (0 for a row of -inf, so that exp gives 0, not
 // NaN) is subtracted before exp; softmax multiplies by 1/sum, log_softmax subtracts
@@ -53,17 +58,25 @@ te::Tensor softmax_of(const te::Tensor& x, const te::Tensor& row_max, const te::
   });
 }
 
+}  // namespace nn
+
+namespace {
+
 std::function<std::vector<te::Tensor>(const ComputeInput&, const SoftmaxAttrs&)> softmax_compute(bool is_log) {
   return [is_log](const ComputeInput& call, const SoftmaxAttrs& attrs) {
     const te::Tensor x = call.args[0];
     const size_t axis = static_cast<size_t>(normalize_axis(attrs.axis, x.ndim()));
     std::vector<int64_t> row_shape = x.shape();
     row_shape[axis] = 1;
-    const te::Tensor row_max = row_max_of(x, axis, row_shape, call.name + "_max");
-    const te::Tensor row_sum = row_sum_of(x, row_max, axis, row_shape, call.name + "_sum");
-    return std::vector<te::Tensor>{softmax_of(x, row_max, row_sum, axis, x.shape(), call.name, is_log)};
+    const te::Tensor row_max = nn::row_max_of(x, axis, row_shape, call.name + "_max");
+    const te::Tensor row_sum = nn::row_sum_of(x, row_max, axis, row_shape, call.name + "_sum");
+    return std::vector<te::Tensor>{nn::softmax_of(x, row_max, row_sum, axis, x.shape(), call.name, is_log)};
   };
 }
+
+}  // namespace
+
+namespace nn {
 
 // The row kernels of kiln/runtime/microkernels.h for one row of x (shape of ones: every axis
 // but the row's is outside the tensorized loop).
@@ -105,6 +118,17 @@ te::TensorIntrin softmax_row_intrin(const te::Tensor& x, size_t axis) {
   };
   return te::TensorIntrin{"softmax_row", softmax_of(xt, mt, st, axis, shape, "softmax_row", false), emit};
 }
+
+}  // namespace nn
+
+namespace {
+
+using nn::row_max_intrin;
+using nn::row_max_of;
+using nn::row_sum_exp_intrin;
+using nn::row_sum_of;
+using nn::softmax_of;
+using nn::softmax_row_intrin;
 
 // float32 rows along the last axis: the reductions as plain loops neither vectorise nor keep the
 // row in cache, so each runs the vectorised row kernel; tasks of whole rows in parallel, each row's
