@@ -78,7 +78,7 @@ Attrs attrs_from_json(std::string_view text) {
   Json object;
   try {
     object = Json::parse(text);
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {  // parse_error, and out_of_range for a number too large
     throw Error(cat("op_attrs is not valid JSON: ", e.what()));
   }
   if (!object.is_object()) throw Error("op_attrs is not a JSON object").expected("an object", object.dump());

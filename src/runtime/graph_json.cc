@@ -230,6 +230,11 @@ void validate_entry_attrs(const GraphPlan& plan) {
       throw field_error(cat("attrs.storage_id[1][", e, "]"),
                         dynamic ? "storage for a tensor of run-time shape" : "negative storage id")
           .expected(dynamic ? "-1 (allocated at run time)" : ">= 0", cat(plan.storage_id[e]));
+    // Storage ids number blocks densely, so there are never more than entries; a larger id
+    // would make the executor size its tables by it.
+    if (plan.storage_id[e] >= static_cast<int64_t>(n))
+      throw field_error(cat("attrs.storage_id[1][", e, "]"), "storage id out of range")
+          .expected(cat("< ", n, " (the number of entries)"), cat(plan.storage_id[e]));
   }
 }
 
@@ -282,7 +287,7 @@ GraphPlan parse_graph_json(std::string_view text, const std::string& what) {
     Json json;
     try {
       json = Json::parse(text);
-    } catch (const Json::parse_error& e) {
+    } catch (const Json::exception& e) {  // parse_error, and out_of_range for a number too large
       throw Error(cat("graph is not valid JSON: ", e.what()));
     }
     GraphPlan plan = plan_from_json(json);

@@ -5,6 +5,7 @@
 #include <new>
 
 #include "kiln/support/error.h"
+#include "kiln/support/limits.h"
 
 namespace kiln {
 
@@ -22,6 +23,8 @@ std::vector<int64_t> contiguous_strides(const Shape& shape) {
 
 NDArray NDArray::empty(Shape shape, DType dtype) {
   for (int64_t d : shape) check(d >= 0, "cannot allocate a tensor of shape with unknown or negative dimension");
+  // Within the limits (kiln/support/limits.h): an error, not an out-of-memory kill.
+  checked_tensor_elements(shape, static_cast<int64_t>(dtype_bytes(dtype)), "tensor");
   NDArray a;
   a.shape_ = std::move(shape);
   a.dtype_ = dtype;

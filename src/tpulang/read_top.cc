@@ -332,8 +332,9 @@ class GraphBuilder {
     // Attributes kiln does not read (tpu-mlir writes more) stay when they are plain values;
     // a `name` standing in for the location names the tensor instead.
     for (const auto& [name, a] : op.attrs) {
-      auto known =
-          std::find_if(spec.attrs.begin(), spec.attrs.end(), [&](const AttrSpec& s) { return s.name == name; });
+      // Clang 14 cannot capture a structured binding in a lambda (a C++20 feature it lacks).
+      auto known = std::find_if(spec.attrs.begin(), spec.attrs.end(),
+                                [&attr_name = name](const AttrSpec& s) { return s.name == attr_name; });
       const bool names_the_tensor = name == "name" && op.location.empty();
       if (known == spec.attrs.end() && a.value && !names_the_tensor) attrs.emplace_back(name, *a.value);
     }

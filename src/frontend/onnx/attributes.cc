@@ -2,6 +2,7 @@
 
 #include "frontend/onnx/tensor_proto.h"
 #include "kiln/support/error.h"
+#include "kiln/support/limits.h"
 #include "kiln/support/strings.h"
 
 namespace kiln::frontend {
@@ -46,7 +47,10 @@ OnnxAttr parse_attr(const AttributeProto& a, const std::string& base_dir) {
   switch (type) {
     case AttributeProto::FLOAT: out.kind = OnnxAttr::Kind::kFloat, out.f = a.f(); break;
     case AttributeProto::INT: out.kind = OnnxAttr::Kind::kInt, out.i = a.i(); break;
-    case AttributeProto::STRING: out.kind = OnnxAttr::Kind::kString, out.s = a.s(); break;
+    case AttributeProto::STRING:
+      check_string_bytes(static_cast<int64_t>(a.s().size()), "its value");
+      out.kind = OnnxAttr::Kind::kString, out.s = a.s();
+      break;
     case AttributeProto::TENSOR:
       out.kind = OnnxAttr::Kind::kTensor;
       out.tensor = ndarray_from_tensor_proto(a.t(), base_dir);

@@ -4,8 +4,10 @@
 // (Shape -> Gather -> Unsqueeze -> Concat -> Reshape) fold away when input shapes are static.
 #include <onnx/onnx-data_pb.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <queue>
 #include <set>
@@ -21,6 +23,7 @@
 #include "kiln/ir/type_infer.h"
 #include "kiln/ir/visit.h"
 #include "kiln/support/error.h"
+#include "kiln/support/limits.h"
 #include "kiln/support/strings.h"
 #include "transform/substitute.h"
 
@@ -78,6 +81,18 @@ std::string value_kind(const onnx::TypeProto& t) {
   }
 }
 
+// How deep subgraphs nest inside `graph` (0: none). Protobuf's own recursion limit bounds
+// the recursion here.
+int64_t subgraph_depth(const onnx::GraphProto& graph) {
+  int64_t deepest = 0;
+  for (const auto& node : graph.node())
+    for (const auto& attr : node.attribute()) {
+      if (attr.has_g()) deepest = std::max(deepest, 1 + subgraph_depth(attr.g()));
+      for (const auto& g : attr.graphs()) deepest = std::max(deepest, 1 + subgraph_depth(g));
+    }
+  return deepest;
+}
+
 bool is_int_or_bool(DType t) { return is_int(t) || t == DType::kBool; }
 
 // Whether `shape` has the declared rank and every declared static extent.
@@ -119,6 +134,7 @@ class GraphImporter {
   }
 
   OnnxModel run() {
+    check_nesting_depth(subgraph_depth(graph_), "subgraphs (bodies of If, Loop, Scan)");
     read_opsets();
     check_ops_supported();  // before the checker, which would name only the first unknown op
     if (options_.run_checker) run_onnx_checker(model_);
@@ -303,13 +319,23 @@ class GraphImporter {
     DeclaredShape declared = declared_shape(tensor);
     auto shape_override = options_.shapes.find(in.name());
     if (shape_override != options_.shapes.end())
-      return tensor_type(overridden_shape(what, declared, shape_override->second), dtype);
+      return limited_tensor_type(overridden_shape(what, declared, shape_override->second), dtype, what);
     if (!declared.known_rank)
       throw Error(cat(what, " declares no shape, not even a rank; give it with --shape ", in.name(), "=D0,D1,..."));
     if (std::find(declared.dims.begin(), declared.dims.end(), kAnyDim) != declared.dims.end())
       state_.warnings.push_back(cat(what, " has unknown dimensions (", join(declared.names),
                                     "); they stay unknown ('?'). Give static ones with --shape ", in.name(), "=..."));
-    return tensor_type(declared.dims, dtype);
+    return limited_tensor_type(declared.dims, dtype, what);
+  }
+
+  // An input too large to hold (its known dimensions alone) is refused here, before any
+  // pass plans memory for it (kiln/support/limits.h).
+  static Type limited_tensor_type(const Shape& shape, DType dtype, const std::string& what) {
+    Shape known;
+    std::copy_if(shape.begin(), shape.end(), std::back_inserter(known), [](int64_t d) { return d != kAnyDim; });
+    check_rank(static_cast<int64_t>(shape.size()), what);
+    checked_tensor_elements(known, static_cast<int64_t>(dtype_bytes(dtype)), what);
+    return tensor_type(shape, dtype);
   }
 
   Shape overridden_shape(const std::string& what, const DeclaredShape& declared, const Shape& given) {
@@ -328,6 +354,7 @@ class GraphImporter {
   // The nodes in an order where every input is produced before it is read (ONNX's own
   // order when it is already sorted), after checking that every name read is defined once.
   std::vector<int> checked_node_order(const onnx::GraphProto& graph) const {
+    check_node_count(graph.node_size(), graph.name().empty() ? "the graph" : cat("graph '", graph.name(), "'"));
     std::unordered_map<std::string, int> producer;
     for (int i = 0; i < graph.node_size(); ++i) {
       for (const auto& out : graph.node(i).output()) {
@@ -378,15 +405,21 @@ class GraphImporter {
     if (static_cast<size_t>(graph.input_size()) != args.size())
       throw std::move(Error(cat("subgraph '", graph.name(), "' has the wrong number of inputs"))
                           .expected(cat(args.size()), cat(graph.input_size())));
+    check_nesting_depth(subgraph_depth_ + 1, "subgraphs (bodies of If, Loop, Scan)");
     Scope inner;
     inner.parent = scope_;
     Scope* outer = scope_;
     scope_ = &inner;
+    ++subgraph_depth_;
     struct Restore {
       Scope*& current;
       Scope* saved;
-      ~Restore() { current = saved; }
-    } restore{scope_, outer};
+      int& depth;
+      ~Restore() {
+        current = saved;
+        --depth;
+      }
+    } restore{scope_, outer, subgraph_depth_};
     for (const auto& init : graph.initializer())
       inner.values[init.name()] = make_constant(ndarray_from_tensor_proto(init, base_dir_));
     for (int i = 0; i < graph.input_size(); ++i) inner.values[graph.input(i).name()] = args[i];
@@ -494,6 +527,7 @@ class GraphImporter {
   std::map<std::string, int64_t> opsets_;
   Scope root_;                                       // ONNX names of the main graph -> expressions
   Scope* scope_ = &root_;                            // where names are looked up and bound now
+  int subgraph_depth_ = 0;                           // bodies of If / Loop / Scan being converted
   std::vector<Expr> bound_;                          // node outputs in conversion order
   std::vector<std::pair<std::string, Var>> params_;  // initializer params, ONNX order
   std::vector<Var> input_vars_;
@@ -547,7 +581,9 @@ IRModule bind_params(const IRModule& mod, const std::vector<std::pair<std::strin
   const Function& main = mod.lookup("main");
   std::map<const VarNode*, Expr> binding;
   for (const auto& [name, value] : params) {
-    auto it = std::find_if(main->params.begin(), main->params.end(), [&](const Var& p) { return p->name == name; });
+    // Clang 14 cannot capture a structured binding in a lambda (a C++20 feature it lacks).
+    auto it = std::find_if(main->params.begin(), main->params.end(),
+                           [&param_name = name](const Var& p) { return p->name == param_name; });
     check(it != main->params.end(), "cannot bind '", name, "': @main has no parameter of that name");
     Type given = tensor_type(value.shape(), value.dtype());
     if (!type_equal((*it)->type_annotation, given))

@@ -1,12 +1,15 @@
 #include "frontend/onnx/tensor_proto.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <span>
 
 #include "kiln/support/error.h"
+#include "kiln/support/limits.h"
 #include "kiln/support/strings.h"
 
 namespace kiln::frontend {
@@ -53,14 +56,10 @@ std::string tensor_label(const TensorProto& t) {
   return t.name().empty() ? "a nameless tensor" : "tensor '" + t.name() + "'";
 }
 
+// Within the limits on rank and element count (bytes are checked when it is allocated).
 int64_t checked_numel(const TensorProto& t) {
-  int64_t n = 1;
-  for (int64_t d : t.dims()) {
-    check(d >= 0, tensor_label(t), " has a negative dimension ", d);
-    if (d != 0 && n > std::numeric_limits<int64_t>::max() / d) throw Error(cat(tensor_label(t), " is too large"));
-    n *= d;
-  }
-  return n;
+  return checked_tensor_elements(std::span<const int64_t>(t.dims().data(), static_cast<size_t>(t.dims_size())), 0,
+                                 tensor_label(t));
 }
 
 Shape shape_of(const TensorProto& t) { return Shape(t.dims().begin(), t.dims().end()); }
@@ -131,8 +130,17 @@ bool has_typed_data(const TensorProto& t) {
          t.uint64_data_size() > 0;
 }
 
+// True when `path` resolves (through symbolic links) to somewhere outside `dir`.
+bool leaves_directory(const fs::path& path, const std::string& dir) {
+  std::error_code ec;
+  const fs::path real = fs::weakly_canonical(path, ec);
+  const fs::path real_dir = fs::weakly_canonical(dir, ec);
+  if (ec) return false;  // the open below reports what is wrong
+  return std::mismatch(real_dir.begin(), real_dir.end(), real.begin(), real.end()).first != real_dir.end();
+}
+
 // Reads the byte range an external-data tensor points to, refusing paths that leave the
-// model's directory.
+// model's directory, by name or through a link.
 std::string read_external_bytes(const TensorProto& t, const std::string& base_dir) {
   std::string location;
   int64_t offset = 0, length = -1;
@@ -153,14 +161,17 @@ std::string read_external_bytes(const TensorProto& t, const std::string& base_di
   for (const auto& part : rel) escapes = escapes || part == "..";
   check(!escapes, tensor_label(t), " names external file '", location, "' outside the model's directory");
   fs::path path = fs::path(base_dir) / rel;
+  check(!leaves_directory(path, base_dir), tensor_label(t), " names external file '", location,
+        "', a link to a file outside the model's directory");
   std::ifstream in(path, std::ios::binary);
   check(in.good(), tensor_label(t), " is stored in external file '", path.string(), "', which cannot be opened");
   std::error_code ec;
   int64_t file_size = static_cast<int64_t>(fs::file_size(path, ec));
   check(!ec, "cannot read the size of external data file '", path.string(), "'");
   if (length < 0) length = file_size - offset;
-  check(offset >= 0 && length >= 0 && offset + length <= file_size, tensor_label(t), " reads bytes [", offset, ", ",
-        offset + length, ") of external file '", path.string(), "', which has only ", file_size, " bytes");
+  check(offset >= 0 && length >= 0 && offset <= file_size && length <= file_size - offset, tensor_label(t), " reads ",
+        length, " bytes at offset ", offset, " of external file '", path.string(), "', which has only ", file_size,
+        " bytes");
   std::string bytes(static_cast<size_t>(length), '\0');
   in.seekg(offset);
   in.read(bytes.data(), length);
