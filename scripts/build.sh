@@ -1,15 +1,27 @@
 #!/usr/bin/env bash
-# Configures and builds one configuration: release (default) or asan (ASan + UBSan).
-# usage: scripts/build.sh [release|asan]
+# Configures and builds one configuration: release (default), asan (ASan + UBSan) or fuzz
+# (clang-14, the libFuzzer targets in fuzz/ and the libraries they link, nothing else).
+# usage: scripts/build.sh [release|asan|fuzz|tsan]   (tsan: the runtime and its tests under
+# ThreadSanitizer)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 config=${1:-release}
+targets=()
 case "$config" in
   release) flags=(-DCMAKE_BUILD_TYPE=Release) ;;
   asan) flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DKILN_SANITIZE=ON) ;;  # -O2: real models stay quick
-  *) echo "usage: $0 [release|asan]" >&2; exit 2 ;;
+  fuzz)
+    flags=(-DCMAKE_BUILD_TYPE=Release -DKILN_FUZZ=ON)  # -O1, set by KILN_FUZZ
+    export CC=clang-14 CXX=clang++-14
+    targets=(--target kiln_fuzz_targets)
+    ;;
+  tsan)  # ThreadSanitizer: the runtime and its tests only (tests/CMakeLists.txt)
+    flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DKILN_TSAN=ON)
+    targets=(--target kiln_runtime_tests kiln-run-artifact)
+    ;;
+  *) echo "usage: $0 [release|asan|fuzz|tsan]" >&2; exit 2 ;;
 esac
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 cmake -S "$root" -B "$root/build/$config" "${generator[@]}" "${flags[@]}" >/dev/null
-cmake --build "$root/build/$config" --parallel "$(nproc)"
+cmake --build "$root/build/$config" --parallel "$(nproc)" "${targets[@]}"

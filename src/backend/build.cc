@@ -2,13 +2,13 @@
 
 #include <filesystem>
 #include <fstream>
-#include <random>
 
 #include "backend/graph_codegen.h"
 #include "backend/memory_plan.h"
 #include "kiln/codegen/codegen_c.h"
 #include "kiln/ir/type_infer.h"
 #include "kiln/support/error.h"
+#include "kiln/support/interrupt.h"
 #include "kiln/support/strings.h"
 #include "kiln/transform/pass.h"
 #include "runtime/params_io.h"
@@ -36,10 +36,12 @@ const std::vector<std::string> kBuildPipeline = {"InferType",
                                                  "CombineParallelConv2D",
                                                  "CombineParallelDense",
                                                  "CombineParallelBatchMatmul",
+                                                 "DynamicToStatic",
                                                  "FoldConstant",
                                                  "FoldScaleAxis",
                                                  "SimplifyExpr",
                                                  "FuseLayerNorm",
+                                                 "FuseAttention",
                                                  "AlterOpLayout",
                                                  "PackDenseWeights",
                                                  "MoveBiasBeforeReshape",
@@ -80,11 +82,6 @@ void write_file(const fs::path& path, const std::string& bytes) {
   if (!out) throw Error("cannot write file").file(path.string());
 }
 
-fs::path staging_dir_beside(const fs::path& dir) {
-  std::random_device rd;
-  return dir.parent_path() / cat(".", dir.filename().string(), ".partial-", rd());
-}
-
 }  // namespace
 
 void write_artifact(const BuiltModel& built, const std::string& dir, const codegen::CCompilerOptions& compiler) {
@@ -93,20 +90,16 @@ void write_artifact(const BuiltModel& built, const std::string& dir, const codeg
   std::error_code exists_ec;
   if (fs::exists(target, exists_ec) && !fs::exists(target / "graph.json", exists_ec))
     throw Error("the output folder exists and is not a kiln artifact; not overwriting it").file(target.string());
-  fs::path staging = staging_dir_beside(target);
-  try {
-    fs::create_directories(staging);
-    write_file(staging / "graph.json", built.graph_json);
-    write_params((staging / "params.bin").string(), built.params);
-    if (!built.kernels_c.empty()) codegen::CCompiler(compiler).compile_into(built.kernels_c, staging.string());
-    std::error_code ec;
-    fs::remove_all(target, ec);
-    fs::rename(staging, target);
-  } catch (...) {
-    std::error_code ec;
-    fs::remove_all(staging, ec);
-    throw;
-  }
+  fs::create_directories(target.parent_path());
+  remove_partials_of_dead_processes(target.parent_path().string());
+  const PartialPath staging(partial_name_for(target.string()));
+  fs::create_directories(staging.path());
+  write_file(fs::path(staging.path()) / "graph.json", built.graph_json);
+  write_params((fs::path(staging.path()) / "params.bin").string(), built.params);
+  if (!built.kernels_c.empty()) codegen::CCompiler(compiler).compile_into(built.kernels_c, staging.path());
+  std::error_code ec;
+  fs::remove_all(target, ec);
+  fs::rename(staging.path(), target);
 }
 
 }  // namespace kiln

@@ -1,9 +1,5 @@
 #include "kiln/codegen/c_compiler.h"
 
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -11,6 +7,7 @@
 #include <sstream>
 
 #include "kiln/support/error.h"
+#include "kiln/support/interrupt.h"
 #include "kiln/support/strings.h"
 
 #ifndef KILN_INCLUDE_DIR
@@ -35,20 +32,10 @@ std::string read_file_or_empty(const fs::path& path) {
   return os.str();
 }
 
-// A name no other thread or process uses, for write-then-rename.
-std::string temp_suffix() {
-  static std::atomic<uint64_t> counter{0};
-  return cat(".tmp.", ::getpid(), ".", counter++);
-}
-
-void write_atomically(const fs::path& path, const std::string& text) {
-  fs::path temp = path.string() + temp_suffix();
-  {
-    std::ofstream out(temp, std::ios::binary);
-    out << text;
-    if (!out) throw Error("cannot write generated source").file(temp.string());
-  }
-  fs::rename(temp, path);
+void write_file(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) throw Error("cannot write generated source").file(path.string());
 }
 
 std::string shell_quote(const std::string& arg) {
@@ -67,24 +54,23 @@ std::string first_error_line(const std::string& output, int status) {
   return cat("exit status ", status);
 }
 
-struct CommandResult {
-  int status = 0;
-  std::string output;  // stdout and stderr
-};
-
-CommandResult run_command(const std::string& command) {
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  if (!pipe) throw Error(cat("cannot run the C compiler: ", command));
-  CommandResult result;
-  char chunk[4096];
-  size_t n;
-  while ((n = std::fread(chunk, 1, sizeof chunk, pipe)) > 0) result.output.append(chunk, n);
-  int status = ::pclose(pipe);
-  result.status = (status != -1 && WIFEXITED(status)) ? WEXITSTATUS(status) : -1;
-  return result;
-}
-
 }  // namespace
+
+std::vector<std::string> default_kernel_flags() {
+  std::vector<std::string> flags = {"-O3",
+                                    "-march=native",
+                                    "-fPIC",
+                                    "-shared",
+                                    "-std=c11",
+                                    "-fwrapv" /* integers wrap, as in the reference kernels */,
+                                    "-fno-math-errno" /* lets sqrt vectorize; results are unchanged */};
+#ifdef KILN_SANITIZE_GENERATED_CODE
+  // The sanitizer runtimes are already in the process that loads the library (kiln's own).
+  for (const char* flag : {"-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"})
+    flags.push_back(flag);
+#endif
+  return flags;
+}
 
 std::string fnv1a_hex(const std::string& text) {
   uint64_t hash = 14695981039346656037ull;
@@ -129,28 +115,37 @@ std::string CCompiler::cache_key(const std::string& source) const {
 }
 
 std::string CCompiler::compile(const std::string& source) const {
-  fs::path dir = fs::path(options_.cache_dir) / cache_key(source);
-  fs::path library = dir / "lib.so";
+  const fs::path entry = fs::path(options_.cache_dir) / cache_key(source);
+  const fs::path library = entry / "lib.so";
   if (fs::exists(library)) return library.string();
   std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw Error(cat("cannot create the kernel cache directory: ", ec.message())).file(dir.string());
-  fs::path kernels = dir / "kernels.c";
-  write_atomically(kernels, source);
-
-  fs::path temp = library.string() + temp_suffix();
+  fs::create_directories(options_.cache_dir, ec);
+  if (ec) throw Error(cat("cannot create the kernel cache directory: ", ec.message())).file(options_.cache_dir);
+  remove_partials_of_dead_processes(options_.cache_dir);
+  // The entry is built beside its final name and renamed into place: the cache holds complete
+  // entries only, whatever interrupts the build.
+  const PartialPath partial(partial_name_for(entry.string()));
+  const fs::path staging(partial.path());
+  fs::create_directories(staging, ec);
+  if (ec) throw Error(cat("cannot create the kernel cache directory: ", ec.message())).file(staging.string());
+  const fs::path kernels = staging / "kernels.c";
+  write_file(kernels, source);
   std::string command = shell_quote(options_.compiler);
   for (const auto& flag : options_.flags) command += " " + shell_quote(flag);
-  command += " " + shell_quote("-I" + options_.include_dir) + " -o " + shell_quote(temp.string()) + " " +
-             shell_quote(kernels.string());
-  CommandResult result = run_command(command);
-  if (result.status != 0 || !fs::exists(temp)) {
-    fs::remove(temp, ec);
+  command += " " + shell_quote("-I" + options_.include_dir) + " -o " + shell_quote((staging / "lib.so").string()) +
+             " " + shell_quote(kernels.string());
+  ProcessResult result = run_process(command);
+  const bool built = result.status == 0 && fs::exists(staging / "lib.so");
+  if (!built) fs::remove(staging / "lib.so", ec);
+  // A failed build keeps its kernels.c in the cache for whoever reads the error; an earlier
+  // failed build's entry gives way.
+  fs::remove_all(entry, ec);
+  fs::rename(staging, entry, ec);
+  if (ec) fs::remove_all(staging, ec);  // another process completed the same entry first
+  if (!built)
     // kiln generated the source, so code the C compiler rejects is kiln's fault.
     throw Error::bug(cat("the generated C does not compile: ", first_error_line(result.output, result.status)))
-        .file(kernels.string());
-  }
-  fs::rename(temp, library);
+        .file((entry / "kernels.c").string());
   return library.string();
 }
 
@@ -163,12 +158,9 @@ void CCompiler::compile_into(const std::string& source, const std::string& dir) 
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw Error(cat("cannot create directory: ", ec.message())).file(dir);
-  fs::path target(dir);
-  fs::path temp = (target / "lib.so").string() + temp_suffix();
-  fs::copy_file(library, temp, fs::copy_options::overwrite_existing, ec);
-  if (ec) throw Error(cat("cannot copy the kernel library: ", ec.message())).file(temp.string());
-  fs::rename(temp, target / "lib.so");
-  write_atomically(target / "kernels.c", source);
+  fs::copy_file(library, fs::path(dir) / "lib.so", fs::copy_options::overwrite_existing, ec);
+  if (ec) throw Error(cat("cannot copy the kernel library: ", ec.message())).file(dir);
+  write_file(fs::path(dir) / "kernels.c", source);
 }
 
 }  // namespace kiln::codegen

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "kiln/ir/op.h"
 #include "kiln/support/error.h"
+#include "kiln/support/interrupt.h"
 #include "kiln/transform/pass.h"
 #include "progress.h"
 
@@ -67,9 +68,9 @@ const std::vector<Command>& commands() {
        "time runs of a model or artifact (--profile: time per kernel)"},
       {"onnx-test",
        {"--engine"},
-       {"--verbose"},
+       {"--verbose", "--bake-inputs"},
        kiln::cli::cmd_onnx_test,
-       "kiln onnx-test CASE_DIR... [--engine interp|compiled] [--verbose]",
+       "kiln onnx-test CASE_DIR... [--engine interp|compiled] [--verbose] [--bake-inputs]",
        "run ONNX backend test cases (model.onnx + test_data_set_*)"},
       {"onnx-ops",
        {},
@@ -186,6 +187,8 @@ int run_command(const Command& c, const std::vector<std::string>& rest) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Ctrl-C or a kill while compiling leaves no half-written artifact or cache entry.
+  kiln::install_interrupt_cleanup();
   if (argc < 2) {
     print_overview(std::cerr);
     return 2;

@@ -7,15 +7,13 @@
 
 namespace kiln::codegen {
 
+// The flags generated kernels are built with. A kiln built with sanitizers (KILN_SANITIZE) adds
+// -fsanitize=address,undefined, so its tests check the generated code's memory accesses too.
+std::vector<std::string> default_kernel_flags();
+
 struct CCompilerOptions {
   std::string compiler = "cc";
-  std::vector<std::string> flags = {"-O3",
-                                    "-march=native",
-                                    "-fPIC",
-                                    "-shared",
-                                    "-std=c11",
-                                    "-fwrapv" /* integers wrap, as in the reference kernels */,
-                                    "-fno-math-errno" /* lets sqrt vectorize; results are unchanged */};
+  std::vector<std::string> flags = default_kernel_flags();
   std::string include_dir;  // kiln's include/ (for kernel_abi.h, microkernels.h); empty: default
   std::string cache_dir;    // empty: default_cache_dir()
 };

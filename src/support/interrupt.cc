@@ -1,0 +1,176 @@
+#include "kiln/support/interrupt.h"
+
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+#include <set>
+#include <string_view>
+#include <thread>
+
+#include "kiln/support/error.h"
+#include "kiln/support/strings.h"
+
+extern char** environ;
+
+namespace kiln {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kCleanupSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+sigset_t cleanup_signal_set() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : kCleanupSignals) sigaddset(&set, sig);
+  return set;
+}
+
+// What an interruption must undo: the children running and the paths being written.
+struct PendingWork {
+  std::mutex mutex;
+  std::multiset<std::string> paths;
+  std::set<pid_t> children;
+};
+
+PendingWork& pending() {
+  static PendingWork* work = new PendingWork;  // never destroyed: the waiting thread may outlive main
+  return *work;
+}
+
+[[noreturn]] void clean_up_and_exit(int sig) {
+  PendingWork& work = pending();
+  std::lock_guard lock(work.mutex);  // held until _exit: nothing new is registered meanwhile
+  for (pid_t child : work.children) ::kill(-child, SIGKILL);  // its process group: sh, cc, cc1, as
+  for (pid_t child : work.children) ::waitpid(child, nullptr, 0);
+  for (const std::string& path : work.paths) {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  ::_exit(128 + sig);
+}
+
+void wait_for_signals() {
+  const sigset_t set = cleanup_signal_set();
+  int sig = 0;
+  while (::sigwait(&set, &sig) != 0) {
+  }
+  clean_up_and_exit(sig);
+}
+
+bool process_runs(pid_t pid) { return ::kill(pid, 0) == 0 || errno == EPERM; }
+
+class ChildRegistration {
+ public:
+  explicit ChildRegistration(pid_t pid) : pid_(pid) {
+    std::lock_guard lock(pending().mutex);
+    pending().children.insert(pid_);
+  }
+  ~ChildRegistration() {
+    std::lock_guard lock(pending().mutex);
+    pending().children.erase(pid_);
+  }
+  ChildRegistration(const ChildRegistration&) = delete;
+  ChildRegistration& operator=(const ChildRegistration&) = delete;
+
+ private:
+  pid_t pid_;
+};
+
+// Starts /bin/sh -c `command` with stdout and stderr on a pipe; the child's signal mask is empty.
+pid_t spawn_shell(const std::string& command, int* read_end) {
+  int fds[2];
+  if (::pipe(fds) != 0) throw Error(cat("cannot create a pipe to run: ", command));
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addclose(&actions, fds[0]);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDERR_FILENO);
+  posix_spawn_file_actions_addclose(&actions, fds[1]);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setpgroup(&attr, 0);  // a group of its own, which an interruption kills whole
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
+  const char* argv[] = {"sh", "-c", command.c_str(), nullptr};
+  pid_t pid = 0;
+  int error = ::posix_spawn(&pid, "/bin/sh", &actions, &attr, const_cast<char**>(argv), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  ::close(fds[1]);
+  if (error != 0) {
+    ::close(fds[0]);
+    throw Error(cat("cannot run: ", command));
+  }
+  *read_end = fds[0];
+  return pid;
+}
+
+}  // namespace
+
+PartialPath::PartialPath(std::string path) : path_(std::move(path)) {
+  std::lock_guard lock(pending().mutex);
+  pending().paths.insert(path_);
+}
+
+PartialPath::~PartialPath() {
+  std::error_code ec;
+  fs::remove_all(path_, ec);  // nothing left to remove once renamed into place
+  std::lock_guard lock(pending().mutex);
+  pending().paths.erase(pending().paths.find(path_));
+}
+
+void install_interrupt_cleanup() {
+  const sigset_t set = cleanup_signal_set();
+  ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  std::thread(wait_for_signals).detach();
+}
+
+std::string partial_name_for(const std::string& final_path) {
+  static std::atomic<uint64_t> counter{0};
+  fs::path path(final_path);
+  return (path.parent_path() / cat(".", path.filename().string(), ".partial-", ::getpid(), "-", counter++)).string();
+}
+
+void remove_partials_of_dead_processes(const std::string& dir) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    const size_t mark = name.rfind(".partial-");
+    if (name.empty() || name[0] != '.' || mark == std::string::npos) continue;
+    const pid_t pid = static_cast<pid_t>(std::atoll(name.c_str() + mark + std::string_view(".partial-").size()));
+    std::error_code remove_ec;
+    if (pid > 0 && !process_runs(pid)) fs::remove_all(entry.path(), remove_ec);
+  }
+}
+
+ProcessResult run_process(const std::string& command) {
+  int read_end = -1;
+  ProcessResult result;
+  {
+    const pid_t pid = spawn_shell(command, &read_end);
+    ChildRegistration registration(pid);
+    char chunk[4096];
+    ssize_t n;
+    while ((n = ::read(read_end, chunk, sizeof chunk)) > 0 || (n < 0 && errno == EINTR))
+      if (n > 0) result.output.append(chunk, static_cast<size_t>(n));
+    ::close(read_end);
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    result.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  return result;
+}
+
+}  // namespace kiln
