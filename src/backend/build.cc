@@ -1,13 +1,13 @@
 #include "kiln/backend/build.h"
 
 #include <filesystem>
-#include <fstream>
 
 #include "backend/graph_codegen.h"
 #include "backend/memory_plan.h"
 #include "kiln/codegen/codegen_c.h"
 #include "kiln/ir/type_infer.h"
 #include "kiln/support/error.h"
+#include "kiln/support/file.h"
 #include "kiln/support/interrupt.h"
 #include "kiln/support/strings.h"
 #include "kiln/transform/pass.h"
@@ -73,17 +73,6 @@ BuiltModel build(const IRModule& mod, const NamedArrays& params, const std::vect
   return built;
 }
 
-namespace {
-
-void write_file(const fs::path& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out << bytes;
-  out.close();
-  if (!out) throw Error("cannot write file").file(path.string());
-}
-
-}  // namespace
-
 void write_artifact(const BuiltModel& built, const std::string& dir, const codegen::CCompilerOptions& compiler) {
   fs::path target = fs::absolute(dir).lexically_normal();
   if (target.filename().empty()) target = target.parent_path();
@@ -94,7 +83,7 @@ void write_artifact(const BuiltModel& built, const std::string& dir, const codeg
   remove_partials_of_dead_processes(target.parent_path().string());
   const PartialPath staging(partial_name_for(target.string()));
   fs::create_directories(staging.path());
-  write_file(fs::path(staging.path()) / "graph.json", built.graph_json);
+  write_file((fs::path(staging.path()) / "graph.json").string(), built.graph_json);
   write_params((fs::path(staging.path()) / "params.bin").string(), built.params);
   if (!built.kernels_c.empty()) codegen::CCompiler(compiler).compile_into(built.kernels_c, staging.path());
   std::error_code ec;

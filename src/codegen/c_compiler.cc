@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "kiln/support/error.h"
+#include "kiln/support/file.h"
 #include "kiln/support/interrupt.h"
 #include "kiln/support/strings.h"
 
@@ -30,12 +31,6 @@ std::string read_file_or_empty(const fs::path& path) {
   std::ostringstream os;
   os << in.rdbuf();
   return os.str();
-}
-
-void write_file(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (!out) throw Error("cannot write generated source").file(path.string());
 }
 
 std::string shell_quote(const std::string& arg) {
@@ -129,7 +124,7 @@ std::string CCompiler::compile(const std::string& source) const {
   fs::create_directories(staging, ec);
   if (ec) throw Error(cat("cannot create the kernel cache directory: ", ec.message())).file(staging.string());
   const fs::path kernels = staging / "kernels.c";
-  write_file(kernels, source);
+  write_file(kernels.string(), source);
   std::string command = shell_quote(options_.compiler);
   for (const auto& flag : options_.flags) command += " " + shell_quote(flag);
   command += " " + shell_quote("-I" + options_.include_dir) + " -o " + shell_quote((staging / "lib.so").string()) +
@@ -160,7 +155,7 @@ void CCompiler::compile_into(const std::string& source, const std::string& dir) 
   if (ec) throw Error(cat("cannot create directory: ", ec.message())).file(dir);
   fs::copy_file(library, fs::path(dir) / "lib.so", fs::copy_options::overwrite_existing, ec);
   if (ec) throw Error(cat("cannot copy the kernel library: ", ec.message())).file(dir);
-  write_file(fs::path(dir) / "kernels.c", source);
+  write_file((fs::path(dir) / "kernels.c").string(), source);
 }
 
 }  // namespace kiln::codegen

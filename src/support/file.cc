@@ -16,4 +16,11 @@ std::string read_file(const std::string& path) {
   return os.str();
 }
 
+void write_file(const std::string& path, std::string_view bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) throw Error("cannot write file").file(path);
+}
+
 }  // namespace kiln

@@ -18,6 +18,7 @@
 #include "kiln/ir/type_infer.h"
 #include "kiln/ir/visit.h"
 #include "kiln/support/error.h"
+#include "kiln/support/file.h"
 #include "viz_page.h"
 
 namespace kiln::cli {
@@ -213,10 +214,7 @@ int cmd_viz(const Args& args) {
   size_t at = page.find(slot);
   check_invariant(at != std::string::npos, "viz page template has no data slot");
   page.replace(at, slot.size(), script_safe(data.dump()));
-  std::ofstream out(args.get("-o"), std::ios::binary);
-  out << page;
-  out.close();
-  if (!out) throw Error("cannot write file").file(args.get("-o"));
+  write_file(args.get("-o"), page);
   std::cout << "wrote " << args.get("-o") << "\n";
   return 0;
 }

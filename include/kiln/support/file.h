@@ -1,11 +1,15 @@
-// Reading a whole file, with an error that names it.
+// Reading and writing a whole file, with an error that names it.
 #pragma once
 
 #include <string>
+#include <string_view>
 
 namespace kiln {
 
 // The bytes of the file at `path`; a kiln::Error naming the file when it cannot be opened or read.
 std::string read_file(const std::string& path);
+// Writes `bytes` as the whole file at `path`; a kiln::Error naming the file when it cannot be
+// written (flushing included).
+void write_file(const std::string& path, std::string_view bytes);
 
 }  // namespace kiln
