@@ -1,6 +1,8 @@
-// RNN, GRU and LSTM converters (unrolled) against a numpy implementation of ONNX's
-// formulas, over the attributes the backend tests leave at their defaults: reverse and
-// bidirectional directions, layout 1, clip, linear_before_reset, peepholes, initial states.
+// RNN, GRU and LSTM converters against a numpy implementation of ONNX's formulas, over the
+// attributes the backend tests leave at their defaults: reverse and bidirectional directions,
+// layout 1, clip, linear_before_reset, peepholes, initial states. Default activations without
+// clip become the sequence ops (nn.lstm / nn.gru / nn.rnn, run here by their reference kernels);
+// the rest is unrolled.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -80,7 +82,16 @@ struct Case {
   int64_t linear_before_reset = 0;
   std::vector<std::string> activations = {};  // empty: the defaults
   bool initial_state = false, peepholes = false;
+  int64_t seq = 3, batch = 2, input = 3, hidden = 4;
 };
+
+// Default activations and no clip: one sequence op per direction.
+bool takes_sequence_op(const Case& c) {
+  if (c.clip) return false;
+  for (const std::string& a : c.activations)
+    if (a != "Sigmoid" && a != "Tanh") return false;
+  return true;
+}
 
 size_t count_of(const std::string& text, const std::string& part) {
   size_t n = 0;
@@ -89,19 +100,26 @@ size_t count_of(const std::string& text, const std::string& part) {
 }
 
 // The input projection of all steps is one dense per direction, [rows, width], ahead of the
-// steps; each step multiplies h by R once (GRU without linear_before_reset: twice, as its
-// candidate reads r*h).
+// steps; then one sequence op per direction (LSTM: two, the second for Y_c), or, unrolled, each
+// step multiplies h by R once (GRU without linear_before_reset: twice, as its candidate reads r*h).
 void expect_one_projection_per_direction(const IRModule& module, const Case& c, int64_t rows, int64_t steps,
                                          int64_t width) {
   const std::string text = print_module(module);
   const int64_t dirs = c.direction == "bidirectional" ? 2 : 1;
   const int64_t per_step = c.op == "GRU" && c.linear_before_reset == 0 ? 2 : 1;
-  EXPECT_EQ(count_of(text, "nn.dense("), static_cast<size_t>(dirs + steps * per_step)) << text;
+  const std::string sequence_op = c.op == "LSTM" ? "nn.lstm(" : c.op == "GRU" ? "nn.gru(" : "nn.rnn(";
+  if (takes_sequence_op(c)) {
+    EXPECT_EQ(count_of(text, "nn.dense("), static_cast<size_t>(dirs)) << text;
+    EXPECT_EQ(count_of(text, sequence_op), static_cast<size_t>(c.op == "LSTM" ? 2 * dirs : dirs)) << text;
+  } else {
+    EXPECT_EQ(count_of(text, "nn.dense("), static_cast<size_t>(dirs + steps * per_step)) << text;
+    EXPECT_EQ(count_of(text, sequence_op), 0u) << text;
+  }
   EXPECT_TRUE(contains(text, cat("ty=Tensor[(", rows, ", ", width, "), float32]"))) << text;
 }
 
 void expect_matches_numpy(const Case& c) {
-  const int64_t seq = 3, batch = 2, input = 3, hidden = 4;
+  const int64_t seq = c.seq, batch = c.batch, input = c.input, hidden = c.hidden;
   const int64_t dirs = c.direction == "bidirectional" ? 2 : 1;
   const int64_t gates = c.op == "RNN" ? 1 : c.op == "GRU" ? 3 : 4;
   Shape x_shape = c.layout == 1 ? Shape{batch, seq, input} : Shape{seq, batch, input};
@@ -203,6 +221,38 @@ TEST(OnnxRecurrentConverter, LstmBidirectionalWithPeepholes) {
 
 TEST(OnnxRecurrentConverter, LstmLayout1ReverseWithClip) {
   expect_matches_numpy({.op = "LSTM", .direction = "reverse", .layout = 1, .clip = 0.25, .initial_state = true});
+}
+
+TEST(OnnxRecurrentConverter, RnnSequenceOpReverseOddSizes) {
+  expect_matches_numpy(
+      {.op = "RNN", .direction = "reverse", .initial_state = true, .seq = 4, .batch = 3, .input = 5, .hidden = 7});
+}
+
+TEST(OnnxRecurrentConverter, GruSequenceOpBidirectionalOddSizes) {
+  expect_matches_numpy({.op = "GRU", .direction = "bidirectional", .seq = 5, .batch = 3, .input = 6, .hidden = 9});
+}
+
+TEST(OnnxRecurrentConverter, GruSequenceOpLinearBeforeResetExplicitDefaults) {
+  expect_matches_numpy({.op = "GRU",
+                        .linear_before_reset = 1,
+                        .activations = {"Sigmoid", "Tanh"},
+                        .initial_state = true,
+                        .seq = 3,
+                        .batch = 1,
+                        .input = 4,
+                        .hidden = 33});
+}
+
+TEST(OnnxRecurrentConverter, LstmSequenceOpBidirectionalLayout1PeepholesOddSizes) {
+  expect_matches_numpy({.op = "LSTM",
+                        .direction = "bidirectional",
+                        .layout = 1,
+                        .initial_state = true,
+                        .peepholes = true,
+                        .seq = 4,
+                        .batch = 3,
+                        .input = 5,
+                        .hidden = 17});
 }
 
 TEST(OnnxRecurrentConverter, ShorterSequencesAreAnErrorNamingTheLengths) {

@@ -8,7 +8,9 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 
+#include "kiln/runtime/kernel_abi.h"
 #include "kiln/runtime/vector_math.h"
 
 #ifdef __cplusplus
@@ -635,5 +637,351 @@ KILN_DEFINE_IGEMM_NN(1, 32)
 KILN_DEFINE_IGEMM_NN(2, 32)
 KILN_DEFINE_IGEMM_NN(4, 32)
 KILN_DEFINE_IGEMM_NN(8, 32)
+
+/* ----- Recurrent sequences: nn.lstm, nn.gru, nn.rnn (src/op/nn/recurrent.cc) -----
+ *
+ * One layer and direction over the whole sequence in one call, so no kernel is launched per step.
+ * proj [seq][batch][gates * hidden] is the input projection of every step (x W^T plus the biases
+ * that do not depend on h), one GEMM ahead of the call. r holds R^T in panels of 32 columns,
+ * [gates * hp / 32][hidden][32] with hp = hidden rounded up to 32: column g * hp + u is unit u of
+ * gate g (zero for u >= hidden), so every gate starts at a panel. A step multiplies h by the
+ * panels into a scratch row of gates * hp per batch row, then runs the gate math over that row
+ * and the step's projection. The units are split in two tasks of whole panels run through the
+ * executor's pool (generated code; inline elsewhere): each task multiplies by its units' columns
+ * of every gate and finishes their gate math, so two cores each stream half of R (LSTM 256: 512 KB
+ * each, in L2) and one step costs one pool dispatch (GRU without linear_before_reset: two, as its
+ * candidate reads r * h of every unit). h is double-buffered, c updated in place (a unit belongs
+ * to one task). out [seq][batch][hidden] gets h (or c, for output_cell) of every step. Gate
+ * orders are ONNX's: LSTM (i, o, f, c), GRU (z, r, h). Returns 0, or -1 when the scratch cannot be
+ * allocated. */
+#define KILN_REC_HP(hidden) (((hidden) + KILN_PANEL_NR - 1) / KILN_PANEL_NR * KILN_PANEL_NR)
+
+#ifndef __cplusplus
+/* Defined by the generated code's preamble, set by the loader. */
+extern const KilnRuntimeApi* kiln_runtime_api;
+#endif
+
+static inline int32_t kiln_rec_parallel(int64_t tasks, kiln_parallel_body body, void* env) {
+#ifndef __cplusplus
+  if (tasks > 1 && kiln_runtime_api) return kiln_runtime_api->parallel_for(tasks, body, env);
+#endif
+  for (int64_t t = 0; t < tasks; ++t) {
+    const int32_t rc = body(t, tasks, env);
+    if (rc != 0) return rc;
+  }
+  return 0;
+}
+
+/* One step of one sequence, shared by its tasks. */
+typedef struct KilnRecStep {
+  int64_t batch, hidden, hp, gates, tasks;
+  const float* x;     /* the step's projection, batch x gates * hidden */
+  const float* r;     /* the panels */
+  const float* h;     /* h of the previous step, batch x hidden */
+  float* h_next;      /* h of this step */
+  float* c;           /* LSTM: the cell state, updated in place */
+  float* rh;          /* GRU without linear_before_reset: r * h */
+  float* acc;         /* batch x gates * hp: the recurrent products */
+  const float* extra; /* LSTM: the peepholes (i, o, f); GRU: rb_h */
+  float* out;         /* the step's output rows, batch x hidden */
+  int32_t flag;       /* LSTM: output_cell; GRU: linear_before_reset */
+} KilnRecStep;
+
+/* Task `task`'s panels of each gate, [*p0, *p1). */
+static inline void kiln_rec_task_panels(const KilnRecStep* s, int64_t task, int64_t* p0, int64_t* p1) {
+  const int64_t per_gate = s->hp / KILN_PANEL_NR;
+  *p0 = per_gate * task / s->tasks;
+  *p1 = per_gate * (task + 1) / s->tasks;
+}
+
+/* acc[b][g * hp + j] = a[b] . R^T column g * hp + j, for the gates [g0, g1) and the task's columns.
+ * One row (batch 1, the usual inference case) is a GEMV over four panels at a time, eight
+ * independent accumulators, so the loads of R rather than the FMA latency set the pace. */
+static inline void kiln_rec_product_f32(const KilnRecStep* s, const float* KILN_RESTRICT a, int64_t g0, int64_t g1,
+                                        int64_t p0, int64_t p1) {
+  const int64_t k = s->hidden, per_gate = s->hp / KILN_PANEL_NR, stride = k * KILN_PANEL_NR, ldc = s->gates * s->hp;
+  const int64_t np = p1 - p0;
+  for (int64_t b = 0; b < s->batch; ++b)
+    for (int64_t g = g0; g < g1; ++g)
+      for (int64_t j = p0 * KILN_PANEL_NR; j < p1 * KILN_PANEL_NR; ++j) s->acc[b * ldc + g * s->hp + j] = 0.0f;
+#if defined(__AVX512F__)
+  if (s->batch == 1) {
+    const int64_t count = (g1 - g0) * np;
+    int64_t i = 0;
+    for (; i + 4 <= count; i += 4) {
+      const float* q[4];
+      float* o[4];
+      for (int l = 0; l < 4; ++l) {
+        const int64_t g = g0 + (i + l) / np, p = p0 + (i + l) % np;
+        q[l] = s->r + (g * per_gate + p) * stride;
+        o[l] = s->acc + g * s->hp + p * KILN_PANEL_NR;
+      }
+      __m512 c0 = _mm512_setzero_ps(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0, c7 = c0;
+      for (int64_t p = 0; p < k; ++p) {
+        const __m512 av = _mm512_set1_ps(a[p]);
+        const int64_t e = p * KILN_PANEL_NR;
+        c0 = _mm512_fmadd_ps(av, _mm512_loadu_ps(q[0] + e), c0);
+        c1 = _mm512_fmadd_ps(av, _mm512_loadu_ps(q[0] + e + 16), c1);
+        c2 = _mm512_fmadd_ps(av, _mm512_loadu_ps(q[1] + e), c2);
+        c3 = _mm512_fmadd_ps(av, _mm512_loadu_ps(q[1] + e + 16), c3);
+        c4 = _mm512_fmadd_ps(av, _mm512_loadu_ps(q[2] + e), c4);
+        c5 = _mm512_fmadd_ps(av, _mm512_loadu_ps(q[2] + e + 16), c5);
+        c6 = _mm512_fmadd_ps(av, _mm512_loadu_ps(q[3] + e), c6);
+        c7 = _mm512_fmadd_ps(av, _mm512_loadu_ps(q[3] + e + 16), c7);
+      }
+      _mm512_storeu_ps(o[0], c0);
+      _mm512_storeu_ps(o[0] + 16, c1);
+      _mm512_storeu_ps(o[1], c2);
+      _mm512_storeu_ps(o[1] + 16, c3);
+      _mm512_storeu_ps(o[2], c4);
+      _mm512_storeu_ps(o[2] + 16, c5);
+      _mm512_storeu_ps(o[3], c6);
+      _mm512_storeu_ps(o[3] + 16, c7);
+    }
+    for (; i < count; ++i) {
+      const int64_t g = g0 + i / np, p = p0 + i % np;
+      kiln_sgemm_panels_f32(1, KILN_PANEL_NR, k, a, k, s->r + (g * per_gate + p) * stride, KILN_PANEL_NR, stride,
+                            s->acc + g * s->hp + p * KILN_PANEL_NR, ldc, 0);
+    }
+    return;
+  }
+#endif
+  for (int64_t g = g0; g < g1; ++g)
+    kiln_sgemm_panels_f32(s->batch, np * KILN_PANEL_NR, k, a, k, s->r + (g * per_gate + p0) * stride, KILN_PANEL_NR,
+                          stride, s->acc + g * s->hp + p0 * KILN_PANEL_NR, ldc, 0);
+}
+
+/* The task's units, [*u0, *u1). */
+static inline void kiln_rec_task_units(const KilnRecStep* s, int64_t p0, int64_t p1, int64_t* u0, int64_t* u1) {
+  *u0 = p0 * KILN_PANEL_NR;
+  *u1 = p1 * KILN_PANEL_NR < s->hidden ? p1 * KILN_PANEL_NR : s->hidden;
+}
+
+/* The gate math of one batch row, units [u0, u1): restrict parameters (which GCC honours, unlike
+ * block-scope ones) let the loop vectorize with kiln_sigmoidf / kiln_tanhf. */
+static inline void kiln_lstm_gates_row(int64_t u0, int64_t u1, const float* KILN_RESTRICT xi,
+                                       const float* KILN_RESTRICT xo, const float* KILN_RESTRICT xf,
+                                       const float* KILN_RESTRICT xc, const float* KILN_RESTRICT ai,
+                                       const float* KILN_RESTRICT ao, const float* KILN_RESTRICT af,
+                                       const float* KILN_RESTRICT ac, const float* KILN_RESTRICT pi,
+                                       const float* KILN_RESTRICT po, const float* KILN_RESTRICT pf,
+                                       float* KILN_RESTRICT c, float* KILN_RESTRICT h, float* KILN_RESTRICT y,
+                                       int32_t cell_out) {
+  for (int64_t u = u0; u < u1; ++u) {
+    const float cell = c[u];
+    const float ig = kiln_sigmoidf((xi[u] + ai[u]) + pi[u] * cell);
+    const float fg = kiln_sigmoidf((xf[u] + af[u]) + pf[u] * cell);
+    const float g = kiln_tanhf(xc[u] + ac[u]);
+    const float next = fg * cell + ig * g;
+    const float og = kiln_sigmoidf((xo[u] + ao[u]) + po[u] * next);
+    const float hn = og * kiln_tanhf(next);
+    c[u] = next;
+    h[u] = hn;
+    y[u] = cell_out ? next : hn;
+  }
+}
+
+/* GRU with linear_before_reset, one batch row. */
+static inline void kiln_gru_gates_row(int64_t u0, int64_t u1, const float* KILN_RESTRICT xz,
+                                      const float* KILN_RESTRICT xr, const float* KILN_RESTRICT xh,
+                                      const float* KILN_RESTRICT az, const float* KILN_RESTRICT ar,
+                                      const float* KILN_RESTRICT ah, const float* KILN_RESTRICT rb,
+                                      const float* KILN_RESTRICT h, float* KILN_RESTRICT hn, float* KILN_RESTRICT y) {
+  for (int64_t u = u0; u < u1; ++u) {
+    const float z = kiln_sigmoidf(xz[u] + az[u]);
+    const float rg = kiln_sigmoidf(xr[u] + ar[u]);
+    const float cand = kiln_tanhf(xh[u] + rg * (ah[u] + rb[u]));
+    const float next = (1.0f - z) * cand + z * h[u];
+    hn[u] = next;
+    y[u] = next;
+  }
+}
+
+static inline int32_t kiln_lstm_step_task(int64_t task, int64_t num_tasks, void* env) {
+  const KilnRecStep* s = (const KilnRecStep*)env;
+  const int64_t n = s->hidden, hp = s->hp, width = 4 * hp;
+  int64_t p0, p1, u0, u1;
+  (void)num_tasks;
+  kiln_rec_task_panels(s, task, &p0, &p1);
+  kiln_rec_task_units(s, p0, p1, &u0, &u1);
+  kiln_rec_product_f32(s, s->h, 0, 4, p0, p1);
+  const float* KILN_RESTRICT pi = s->extra;
+  const float* KILN_RESTRICT po = s->extra + n;
+  const float* KILN_RESTRICT pf = s->extra + 2 * n;
+  const int32_t cell_out = s->flag;
+  for (int64_t b = 0; b < s->batch; ++b) {
+    const float* KILN_RESTRICT x = s->x + b * 4 * n;
+    const float* KILN_RESTRICT a = s->acc + b * width;
+    float* KILN_RESTRICT cb = s->c + b * n;
+    float* KILN_RESTRICT hb = s->h_next + b * n;
+    float* KILN_RESTRICT y = s->out + b * n;
+    kiln_lstm_gates_row(u0, u1, x, x + n, x + 2 * n, x + 3 * n, a, a + hp, a + 2 * hp, a + 3 * hp, pi, po, pf, cb, hb, y,
+                        cell_out);
+  }
+  return 0;
+}
+
+static inline int32_t kiln_rnn_step_task(int64_t task, int64_t num_tasks, void* env) {
+  const KilnRecStep* s = (const KilnRecStep*)env;
+  const int64_t n = s->hidden;
+  int64_t p0, p1, u0, u1;
+  (void)num_tasks;
+  kiln_rec_task_panels(s, task, &p0, &p1);
+  kiln_rec_task_units(s, p0, p1, &u0, &u1);
+  kiln_rec_product_f32(s, s->h, 0, 1, p0, p1);
+  for (int64_t b = 0; b < s->batch; ++b) {
+    const float* KILN_RESTRICT x = s->x + b * n;
+    const float* KILN_RESTRICT a = s->acc + b * s->hp;
+    float* KILN_RESTRICT hb = s->h_next + b * n;
+    float* KILN_RESTRICT y = s->out + b * n;
+    for (int64_t u = u0; u < u1; ++u) {
+      const float hn = kiln_tanhf(x[u] + a[u]);
+      hb[u] = hn;
+      y[u] = hn;
+    }
+  }
+  return 0;
+}
+
+/* GRU, linear_before_reset: h x R^T for all three gates, then the gate math. */
+static inline int32_t kiln_gru_step_task(int64_t task, int64_t num_tasks, void* env) {
+  const KilnRecStep* s = (const KilnRecStep*)env;
+  const int64_t n = s->hidden, hp = s->hp, width = 3 * hp;
+  int64_t p0, p1, u0, u1;
+  (void)num_tasks;
+  kiln_rec_task_panels(s, task, &p0, &p1);
+  kiln_rec_task_units(s, p0, p1, &u0, &u1);
+  kiln_rec_product_f32(s, s->h, 0, 3, p0, p1);
+  const float* KILN_RESTRICT rb = s->extra;
+  for (int64_t b = 0; b < s->batch; ++b) {
+    const float* KILN_RESTRICT x = s->x + b * 3 * n;
+    const float* KILN_RESTRICT a = s->acc + b * width;
+    const float* KILN_RESTRICT hb = s->h + b * n;
+    float* KILN_RESTRICT hn = s->h_next + b * n;
+    float* KILN_RESTRICT y = s->out + b * n;
+    kiln_gru_gates_row(u0, u1, x, x + n, x + 2 * n, a, a + hp, a + 2 * hp, rb, hb, hn, y);
+  }
+  return 0;
+}
+
+/* GRU without linear_before_reset, first half: z (kept in its product's place) and r * h. */
+static inline int32_t kiln_gru_gates_task(int64_t task, int64_t num_tasks, void* env) {
+  const KilnRecStep* s = (const KilnRecStep*)env;
+  const int64_t n = s->hidden, hp = s->hp, width = 3 * hp;
+  int64_t p0, p1, u0, u1;
+  (void)num_tasks;
+  kiln_rec_task_panels(s, task, &p0, &p1);
+  kiln_rec_task_units(s, p0, p1, &u0, &u1);
+  kiln_rec_product_f32(s, s->h, 0, 2, p0, p1);
+  for (int64_t b = 0; b < s->batch; ++b) {
+    const float* KILN_RESTRICT x = s->x + b * 3 * n;
+    float* KILN_RESTRICT a = s->acc + b * width;
+    const float* KILN_RESTRICT hb = s->h + b * n;
+    float* KILN_RESTRICT rhb = s->rh + b * n;
+    for (int64_t u = u0; u < u1; ++u) {
+      a[u] = kiln_sigmoidf(x[u] + a[u]);
+      rhb[u] = kiln_sigmoidf(x[n + u] + a[hp + u]) * hb[u];
+    }
+  }
+  return 0;
+}
+
+/* Second half: the candidate from (r * h) x Rh^T, then h. */
+static inline int32_t kiln_gru_candidate_task(int64_t task, int64_t num_tasks, void* env) {
+  const KilnRecStep* s = (const KilnRecStep*)env;
+  const int64_t n = s->hidden, hp = s->hp, width = 3 * hp;
+  int64_t p0, p1, u0, u1;
+  (void)num_tasks;
+  kiln_rec_task_panels(s, task, &p0, &p1);
+  kiln_rec_task_units(s, p0, p1, &u0, &u1);
+  kiln_rec_product_f32(s, s->rh, 2, 3, p0, p1);
+  const float* KILN_RESTRICT rb = s->extra;
+  for (int64_t b = 0; b < s->batch; ++b) {
+    const float* KILN_RESTRICT x = s->x + b * 3 * n;
+    const float* KILN_RESTRICT a = s->acc + b * width;
+    const float* KILN_RESTRICT hb = s->h + b * n;
+    float* KILN_RESTRICT hn = s->h_next + b * n;
+    float* KILN_RESTRICT y = s->out + b * n;
+    for (int64_t u = u0; u < u1; ++u) {
+      const float z = a[u];
+      const float cand = kiln_tanhf(x[2 * n + u] + (a[2 * hp + u] + rb[u]));
+      const float h = (1.0f - z) * cand + z * hb[u];
+      hn[u] = h;
+      y[u] = h;
+    }
+  }
+  return 0;
+}
+
+/* Two tasks when a step has enough work to pay for a dispatch (about 10 us of products). */
+static inline int64_t kiln_rec_tasks(int64_t batch, int64_t hidden, int64_t gates) {
+  const int64_t hp = KILN_REC_HP(hidden);
+  return hp / KILN_PANEL_NR >= 2 && batch * gates * hp * hidden >= (1 << 17) ? 2 : 1;
+}
+
+/* Sets up the scratch (products, two h buffers, c, r * h) and runs the steps. */
+static inline int32_t kiln_rec_sequence_f32(int64_t seq, int64_t batch, int64_t hidden, int64_t gates,
+                                            const float* proj, const float* r, const float* h0, const float* c0,
+                                            const float* extra, int32_t reverse, int32_t flag, float* out,
+                                            kiln_parallel_body body, kiln_parallel_body first_half) {
+  KilnRecStep s;
+  const int64_t bh = batch * hidden;
+  s.batch = batch;
+  s.hidden = hidden;
+  s.hp = KILN_REC_HP(hidden);
+  s.gates = gates;
+  s.tasks = kiln_rec_tasks(batch, hidden, gates);
+  float* scratch = (float*)malloc((size_t)(batch * gates * s.hp + 4 * bh) * sizeof(float));
+  if (!scratch) return -1;
+  float* h = scratch + batch * gates * s.hp;
+  float* h_next = h + bh;
+  s.c = h_next + bh;
+  s.rh = s.c + bh;
+  s.acc = scratch;
+  s.r = r;
+  s.extra = extra;
+  s.flag = flag;
+  for (int64_t i = 0; i < bh; ++i) {
+    h[i] = h0[i];
+    s.c[i] = c0 ? c0[i] : 0.0f;
+  }
+  int32_t rc = 0;
+  for (int64_t step = 0; step < seq && rc == 0; ++step) {
+    const int64_t t = reverse ? seq - 1 - step : step;
+    s.x = proj + t * batch * gates * hidden;
+    s.out = out + t * bh;
+    s.h = h;
+    s.h_next = h_next;
+    if (first_half) rc = kiln_rec_parallel(s.tasks, first_half, &s);
+    if (rc == 0) rc = kiln_rec_parallel(s.tasks, body, &s);
+    h_next = h;
+    h = (float*)s.h_next;
+  }
+  free(scratch);
+  return rc;
+}
+
+static inline int32_t kiln_lstm_seq_f32(int64_t seq, int64_t batch, int64_t hidden, const float* proj, const float* r,
+                                        const float* h0, const float* c0, const float* peepholes, int32_t reverse,
+                                        int32_t output_cell, float* out) {
+  return kiln_rec_sequence_f32(seq, batch, hidden, 4, proj, r, h0, c0, peepholes, reverse, output_cell, out,
+                               kiln_lstm_step_task, NULL);
+}
+
+static inline int32_t kiln_gru_seq_f32(int64_t seq, int64_t batch, int64_t hidden, const float* proj, const float* r,
+                                       const float* rb_h, const float* h0, int32_t reverse,
+                                       int32_t linear_before_reset, float* out) {
+  if (linear_before_reset)
+    return kiln_rec_sequence_f32(seq, batch, hidden, 3, proj, r, h0, NULL, rb_h, reverse, 0, out, kiln_gru_step_task,
+                                 NULL);
+  return kiln_rec_sequence_f32(seq, batch, hidden, 3, proj, r, h0, NULL, rb_h, reverse, 0, out,
+                               kiln_gru_candidate_task, kiln_gru_gates_task);
+}
+
+static inline int32_t kiln_rnn_seq_f32(int64_t seq, int64_t batch, int64_t hidden, const float* proj, const float* r,
+                                       const float* h0, int32_t reverse, float* out) {
+  return kiln_rec_sequence_f32(seq, batch, hidden, 1, proj, r, h0, NULL, NULL, reverse, 0, out, kiln_rnn_step_task,
+                               NULL);
+}
 
 #endif /* KILN_RUNTIME_MICROKERNELS_H_ */

@@ -1,13 +1,21 @@
-// Converters: recurrent layers (RNN, GRU, LSTM), unrolled over the static sequence length.
-// Per direction, the input projection of all steps is one dense ahead of the loop; each step
-// then does one dense of h by R (two for GRU, whose candidate reads r*h) and the gate math.
+// Converters: recurrent layers (RNN, GRU, LSTM). Per direction, the input projection of all
+// steps is one dense ahead of the recurrence. With the default activations and no clip the
+// recurrence is one sequence op per direction (nn.lstm / nn.gru / nn.rnn, src/op/nn/recurrent.cc:
+// one kernel per sequence), its weight R^T packed in panels here so that FoldConstant packs it at
+// build time. Otherwise it is unrolled over the static sequence length: each step does one dense
+// of h by R (two for GRU, whose candidate reads r*h) and the gate math.
 //
 // ONNX packs the weights of all gates: W is [directions, gates*hidden, input], R is
 // [directions, gates*hidden, hidden], B is [directions, 2*gates*hidden] (W's biases, then
 // R's). Gate orders: RNN (i), GRU (z, r, h), LSTM (i, o, f, c); LSTM's peepholes P are
 // [directions, 3*hidden] in the order (i, o, f).
+#include "kiln/attrs/recurrent.h"
+
+#include <numeric>
+
 #include "frontend/onnx/converters/converter_util.h"
 #include "kiln/attrs/nn.h"
+#include "kiln/attrs/pad.h"
 #include "kiln/attrs/transform.h"
 #include "kiln/attrs/unary.h"
 
@@ -134,6 +142,7 @@ class Unroller {
   std::vector<Expr> run() {
     read_shapes();
     std::vector<std::vector<Activation>> fs = activations(c_, directions_, default_activations());
+    if (sequence_op_applies(fs)) return run_sequence_ops();
     std::vector<std::vector<Expr>> ys(static_cast<size_t>(directions_));  // per direction, in time order
     std::vector<Expr> last_h, last_c;
     for (int64_t d = 0; d < directions_; ++d) {
@@ -159,6 +168,12 @@ class Unroller {
     Expr y = stack(per_time, 0);  // [seq, directions, batch, hidden]
     Expr y_h = stack(last_h, 0);  // [directions, batch, hidden]
     Expr y_c = last_c.empty() ? nullptr : stack(last_c, 0);
+    return outputs(y, y_h, y_c);
+  }
+
+ private:
+  // y [seq, directions, batch, hidden], y_h and y_c [directions, batch, hidden] in ONNX's layout.
+  std::vector<Expr> outputs(Expr y, Expr y_h, Expr y_c) const {
     if (layout_ == 1) {
       y = call_op("transpose", {y}, TransposeAttrs{.axes = std::vector<int64_t>{2, 0, 1, 3}});
       y_h = call_op("transpose", {y_h}, TransposeAttrs{.axes = std::vector<int64_t>{1, 0, 2}});
@@ -169,7 +184,68 @@ class Unroller {
     return out;
   }
 
- private:
+  // The sequence ops compute the default activations without clip.
+  bool sequence_op_applies(const std::vector<std::vector<Activation>>& fs) const {
+    if (clip_ || !is_float(dtype_)) return false;
+    const std::vector<std::string> defaults = default_activations();
+    for (const auto& per_direction : fs)
+      for (size_t i = 0; i < per_direction.size(); ++i)
+        if (per_direction[i].name != lower(defaults[i])) return false;
+    return true;
+  }
+
+  // One nn.lstm / nn.gru / nn.rnn call per direction.
+  std::vector<Expr> run_sequence_ops() {
+    std::vector<Expr> ys, last_h, last_c;
+    const bool cell_wanted = cell_ == Cell::kLstm && c_.num_outputs() > 2;
+    for (int64_t d = 0; d < directions_; ++d) {
+      RecurrentAttrs attrs;
+      attrs.reverse = direction_ == "reverse" || (direction_ == "bidirectional" && d == 1);
+      attrs.linear_before_reset = linear_before_reset_;
+      const int64_t last = attrs.reverse ? 0 : seq_len_ - 1;
+      Direction dir = direction(d);
+      std::vector<Expr> args{dir.projection, packed_weight(dir.r)};
+      if (cell_ == Cell::kGru) args.push_back(dir.rb_h ? dir.rb_h : zeros({hidden_}));
+      args.push_back(initial(5, d));
+      if (cell_ == Cell::kLstm) {
+        args.push_back(initial(6, d));
+        args.push_back(dir.peepholes ? dir.peepholes : zeros({3 * hidden_}));
+      }
+      const char* op = cell_ == Cell::kLstm ? "nn.lstm" : cell_ == Cell::kGru ? "nn.gru" : "nn.rnn";
+      Expr y = call_op(op, args, attrs);  // [seq, batch, hidden]
+      ys.push_back(y);
+      last_h.push_back(take_index(y, 0, last));
+      if (cell_wanted) {
+        attrs.output_cell = true;
+        last_c.push_back(take_index(call_op(op, args, attrs), 0, last));
+      }
+    }
+    return outputs(stack(ys, 1), stack(last_h, 0), last_c.empty() ? nullptr : stack(last_c, 0));
+  }
+
+  Expr zeros(Shape shape) const {
+    const size_t count =
+        static_cast<size_t>(std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>()));
+    return make_constant(NDArray::from_doubles(std::move(shape), dtype_, std::vector<double>(count, 0.0)));
+  }
+
+  // R [gates*hidden, hidden] as the sequence ops take it: R^T in panels of 32 columns, each gate
+  // padded with zero rows to a multiple of 32 units.
+  Expr packed_weight(const Expr& r) const {
+    const int64_t gates = gate_count(cell_), padded = (hidden_ + 31) / 32 * 32;
+    Expr w = r;
+    if (padded != hidden_) {
+      PadAttrs pad;
+      pad.pad_width = PadAttrs::width_of({{0, 0}, {0, padded - hidden_}, {0, 0}});
+      w = reshape(call_op("nn.pad", {reshape(w, {gates, hidden_, hidden_}), scalar_constant(dtype_, 0.0)}, pad),
+                  {gates * padded, hidden_});
+    }
+    LayoutTransformAttrs layout;
+    layout.src_layout = "NK";
+    layout.dst_layout = "NK32n";
+    return call_op("layout_transform", {w}, layout);
+  }
+
   std::vector<std::string> default_activations() const {
     switch (cell_) {
       case Cell::kRnn: return {"Tanh"};
