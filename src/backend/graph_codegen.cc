@@ -3,12 +3,14 @@
 #include <map>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "backend/lower_primitive.h"
 #include "kiln/ir/op.h"
 #include "kiln/ir/structural.h"
 #include "kiln/ir/visit.h"
 #include "kiln/runtime/device.h"
+#include "kiln/runtime/kernel_registry.h"
 #include "kiln/support/error.h"
 #include "kiln/support/strings.h"
 #include "kiln/transform/pass.h"
@@ -19,6 +21,8 @@ namespace {
 
 // Longer kernel names are cut and made unique with a hash: C compilers and readers both suffer.
 constexpr size_t kMaxKernelName = 64;
+// DLDeviceType's kDLCPU: the device of values PlanDevices did not place.
+constexpr int64_t kCpuDeviceCode = 1;
 
 using Entries = std::vector<GraphEntry>;
 
@@ -59,6 +63,7 @@ class GraphBuilder {
       : target_(target), on_lowered_(on_lowered) {
     for (const auto& [name, value] : params) param_values_.emplace(name, value);
     result_.plan.node_row_ptr.push_back(0);
+    plan_ = &result_.plan;
   }
 
   GraphCodegenResult run(const FunctionNode& main, const std::vector<std::string>& input_names,
@@ -73,8 +78,7 @@ class GraphBuilder {
           if (call && !call->op()) ++calls_total_;
         },
         /*enter_functions=*/false);
-    post_order_visit(
-        main.body, [this](const Expr& e) { visit(e, values_, false); }, /*enter_functions=*/false);
+    visit_graph(main.body, values_);
     result_.plan.heads = values_.at(main.body.get());
     result_.plan.output_names = flat_output_names(main, output_names);
     return std::move(result_);
@@ -99,7 +103,7 @@ class GraphBuilder {
       const bool is_tuple = as_tuple(p->type_annotation) != nullptr;
       for (size_t i = 0; i < fields.size(); ++i) {
         std::string field_name = is_tuple ? cat(name, ".", i) : name;
-        result_.plan.input_names.push_back(field_name);
+        plan_->input_names.push_back(field_name);
         entries.push_back(variable(field_name, tensor_type(fields[i]->shape, fields[i]->dtype), device_code(p.get())));
       }
       values_[p.get()] = entries;
@@ -127,13 +131,16 @@ class GraphBuilder {
     return flat;
   }
 
-  int64_t device_code(const ExprNode* e) const { return device_codes_.at(e); }
+  int64_t device_code(const ExprNode* e) const {
+    const auto it = device_codes_.find(e);
+    return it == device_codes_.end() ? kCpuDeviceCode : it->second;
+  }
 
   GraphEntry variable(const std::string& name, const Type& type, int64_t device) {
     GraphNode node;
     node.op = "null";
     node.name = name;
-    result_.plan.arg_nodes.push_back(static_cast<int64_t>(result_.plan.nodes.size()));
+    plan_->arg_nodes.push_back(static_cast<int64_t>(plan_->nodes.size()));
     return add_node(std::move(node), type, device).at(0);
   }
 
@@ -141,7 +148,7 @@ class GraphBuilder {
     std::vector<const TensorTypeNode*> outputs;
     flatten_tensor_types(type, outputs, "a graph value");
     if (node.is_variable()) check(outputs.size() == 1, "input '", node.name, "' is not a tensor");
-    GraphPlan& plan = result_.plan;
+    GraphPlan& plan = *plan_;
     const auto id = static_cast<int64_t>(plan.nodes.size());
     for (const TensorTypeNode* t : outputs) {
       // Only reference kernels meet run-time shapes (compile_obstacle keeps them from kernels).
@@ -167,6 +174,103 @@ class GraphBuilder {
 
   using ValueMap = std::unordered_map<const ExprNode*, Entries>;
 
+  // The values of the graph being built that `root` needs, in dependency order: not those
+  // already in `values` (a sub-graph's inputs), nor those inside an if's branches, which
+  // become sub-graphs of their own.
+  void visit_graph(const Expr& root, ValueMap& values) {
+    const std::unordered_set<const ExprNode*> region = region_of(root, values);
+    post_order_visit(
+        root,
+        [&](const Expr& e) {
+          if (region.count(e.get())) visit(e, values, false);
+        },
+        /*enter_functions=*/false);
+  }
+
+  static std::unordered_set<const ExprNode*> region_of(const Expr& root, const ValueMap& values) {
+    std::unordered_set<const ExprNode*> region;
+    std::vector<Expr> stack{root};
+    while (!stack.empty()) {
+      const Expr e = std::move(stack.back());
+      stack.pop_back();
+      if (values.count(e.get()) || !region.insert(e.get()).second || as<FunctionNode>(e)) continue;
+      if (const auto* branch = as<IfNode>(e)) {
+        stack.push_back(branch->cond);
+        continue;
+      }
+      for (Expr& c : children(e)) stack.push_back(std::move(c));
+    }
+    return region;
+  }
+
+  // The values of the enclosing graph that the branches of `branch` read, in a fixed order.
+  static std::vector<const ExprNode*> captured_values(const IfNode& branch, const ValueMap& values) {
+    std::vector<const ExprNode*> captured;
+    std::unordered_set<const ExprNode*> seen;
+    std::vector<Expr> stack{branch.else_branch, branch.then_branch};
+    while (!stack.empty()) {
+      const Expr e = std::move(stack.back());
+      stack.pop_back();
+      if (!seen.insert(e.get()).second || as<FunctionNode>(e)) continue;
+      if (values.count(e.get())) {
+        captured.push_back(e.get());
+        continue;
+      }
+      std::vector<Expr> kids = children(e);
+      for (auto k = kids.rbegin(); k != kids.rend(); ++k) stack.push_back(*k);
+    }
+    return captured;
+  }
+
+  // An `if` becomes a "kiln_if" node running one of two sub-graphs, whose inputs are the
+  // values of this graph that the branches read (the node's inputs after the condition).
+  Entries if_node(const Expr& e, const IfNode& branch, const ValueMap& values) {
+    GraphNode node;
+    node.op = std::string(kIfNodeOp);
+    node.name = unique_node_name("if");
+    node.inputs = values.at(branch.cond.get());
+    check_invariant(node.inputs.size() == 1, "graph codegen: an if condition that is not one tensor");
+    const std::vector<const ExprNode*> captured = captured_values(branch, values);
+    for (const ExprNode* v : captured) append(node.inputs, values.at(v));
+    const int64_t then_graph = add_subgraph(branch.then_branch, captured, values, node.name);
+    const int64_t else_graph = add_subgraph(branch.else_branch, captured, values, node.name);
+    node.attrs = {{"then_graph", std::to_string(then_graph)},
+                  {"else_graph", std::to_string(else_graph)},
+                  {"num_inputs", std::to_string(node.inputs.size())},
+                  {"num_outputs", std::to_string(flat_size(e->checked_type()))}};
+    return add_node(std::move(node), e->checked_type(), device_code(e.get()));
+  }
+
+  // Builds `root` into a new sub-graph of the current one, its inputs named "<if>.0", "<if>.1", ...
+  int64_t add_subgraph(const Expr& root, const std::vector<const ExprNode*>& captured, const ValueMap& outer,
+                       const std::string& if_name) {
+    GraphPlan subgraph;
+    subgraph.node_row_ptr.push_back(0);
+    GraphPlan* const parent = std::exchange(plan_, &subgraph);
+    ValueMap values;
+    for (const ExprNode* v : captured) {
+      Entries inputs;
+      for (const GraphEntry& entry : outer.at(v)) {
+        const size_t id = parent->entry_id(entry);
+        std::string name = cat(if_name, ".", subgraph.input_names.size());
+        subgraph.input_names.push_back(name);
+        inputs.push_back(
+            variable(name, tensor_type(parent->shape[id], parse_dtype(parent->dltype[id])), parent->device_index[id]));
+      }
+      values[v] = std::move(inputs);
+    }
+    try {
+      visit_graph(root, values);
+    } catch (...) {
+      plan_ = parent;
+      throw;
+    }
+    subgraph.heads = values.at(root.get());
+    plan_ = parent;
+    plan_->subgraphs.push_back(std::move(subgraph));
+    return static_cast<int64_t>(plan_->subgraphs.size()) - 1;
+  }
+
   // Main's dataflow, and (with `in_function`) the body of a function spread into reference nodes.
   void visit(const Expr& e, ValueMap& values, bool in_function) {
     if (values.count(e.get()) || as<FunctionNode>(e) || as<OpNode>(e)) return;
@@ -177,7 +281,7 @@ class GraphBuilder {
     } else if (const auto* call = as<CallNode>(e)) {
       const int64_t device = in_function ? expansion_device_ : device_code(e.get());
       values[e.get()] = in_function || call->op() ? reference_node(e, *call, call_inputs(*call, values), device)
-                                                  : lower_call(e, *call);
+                                                  : lower_call(e, *call, values);
       if (!in_function && !call->op() && on_lowered_) on_lowered_(++calls_lowered_, calls_total_);
     } else if (const auto* tuple = as<TupleNode>(e)) {
       Entries fields;
@@ -185,12 +289,14 @@ class GraphBuilder {
       values[e.get()] = fields;
     } else if (const auto* item = as<TupleGetItemNode>(e)) {
       values[e.get()] = tuple_item(*item, values.at(item->tuple.get()));
+    } else if (const auto* branch = as<IfNode>(e)) {
+      values[e.get()] = if_node(e, *branch, values);
     } else if (!as<VarNode>(e)) {
       Error error(
-          "the graph executor runs dataflow graphs only: this model keeps control flow (If, Let or a call of a global "
-          "function); run it with --engine interp, or fix the input it switches on with --bind NAME=VALUE");
+          "the graph executor runs dataflow graphs and If only: this model keeps a let or a call of a global "
+          "function; run it with --engine interp");
       if (!e->source.empty()) error.node(e->source);
-      throw error.op(as<IfNode>(e) ? "If" : as<LetNode>(e) ? "let" : "function call");
+      throw error.op(as<LetNode>(e) ? "let" : "function call");
     }
   }
 
@@ -212,14 +318,14 @@ class GraphBuilder {
     return inputs;
   }
 
-  Entries lower_call(const Expr& e, const CallNode& call) {
+  Entries lower_call(const Expr& e, const CallNode& call, const ValueMap& values) {
     Function fn = as_function(call.callee);
     if (!fn || !fn->is_primitive())
       throw Error("the graph executor runs calls of fused functions only; run this model with --engine interp");
     std::vector<Entries> args;
-    for (const Expr& a : call.args) args.push_back(values_.at(a.get()));
+    for (const Expr& a : call.args) args.push_back(values.at(a.get()));
     const int64_t device = device_code(e.get());
-    if (is_op_call(fn->body, "device_copy")) return copy_node(e, call_inputs(call, values_), device);
+    if (is_op_call(fn->body, "device_copy")) return copy_node(e, call_inputs(call, values), device);
     std::string obstacle = compile_obstacle(*fn);
     if (!obstacle.empty()) {
       result_.fallbacks.push_back(cat(kernel_base_name(*fn), ": ", obstacle));
@@ -293,11 +399,11 @@ class GraphBuilder {
     return add_node(std::move(node), e->checked_type(), device);
   }
 
-  // The executor leaves a result of run-time shape to the kernel to allocate. The dyn.* kernels
-  // and those whose extents depend on the data (unique, argwhere) do; other kernels expect the
-  // result allocated, which needs shapes computed at run time (Relay's shape functions).
+  // The executor leaves a result of run-time shape to the kernel to allocate. The dyn.* kernels,
+  // those whose extents depend on the data (unique, argwhere) and those with an output function
+  // (Relay's shape functions: KernelRegistry::add_output_fn) do; the rest need static inputs.
   static void check_sizes_its_outputs(const CallNode& call, const Type& result, const std::string& node) {
-    if (is_static_type(result) || call.op()->name.rfind("dyn.", 0) == 0) return;
+    if (is_static_type(result) || KernelRegistry::global().sizes_outputs(call.op()->kernel)) return;
     for (const Expr& arg : call.args)
       if (!is_static_type(arg->checked_type()))
         throw std::move(
@@ -325,6 +431,7 @@ class GraphBuilder {
   const std::function<void(size_t, size_t)>& on_lowered_;
   size_t calls_lowered_ = 0, calls_total_ = 0;
   GraphCodegenResult result_;
+  GraphPlan* plan_ = nullptr;  // the graph being built: result_.plan, or a sub-graph of it
   std::map<std::string, NDArray> param_values_;
   ValueMap values_;
   std::unordered_map<size_t, std::vector<std::pair<Expr, std::string>>> kernels_;

@@ -4,7 +4,10 @@
 // spread into one node per op call running the op's reference kernel ("kiln_ref.<kernel>").
 // A device_copy becomes a "__copy" node (TVM's name), which the executor runs as a copy
 // between devices; every entry records its device (device_index, a DLDeviceType code) as
-// PlanDevices finds it, values no copy constrains on `fallback_device`.
+// PlanDevices finds it, values no copy constrains on `fallback_device`. An `if` becomes a
+// "kiln_if" node whose branches are sub-graphs built the same way (graph_json.h): its inputs
+// are the condition and the values of the enclosing graph that the branches read, and the
+// values only a branch needs are computed in that branch's sub-graph, so only when taken.
 #pragma once
 
 #include <functional>

@@ -44,6 +44,8 @@ size_t entry_bytes(const GraphPlan& plan, size_t entry) {
 }  // namespace
 
 void plan_memory(GraphPlan& plan) {
+  // Each sub-graph has storage of its own: a branch runs while its node's inputs are live.
+  for (GraphPlan& subgraph : plan.subgraphs) plan_memory(subgraph);
   const size_t num_entries = plan.num_entries();
   std::vector<int64_t> readers(num_entries, 0);
   for (const GraphNode& node : plan.nodes)

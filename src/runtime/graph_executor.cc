@@ -27,6 +27,8 @@ struct Artifact::Step {
   kiln_kernel_fn generated = nullptr;   // set for nodes with code in lib.so
   const KernelFn* reference = nullptr;  // set for "kiln_ref.<op>" nodes
   bool copy = false;                    // a "__copy" node
+  bool is_if = false;                   // a "kiln_if" node: runs sub-graph then_graph or else_graph
+  size_t then_graph = 0, else_graph = 0;
   std::string reference_op;
   Attrs attrs;
   std::vector<size_t> input_entries, output_entries;
@@ -54,6 +56,29 @@ size_t find_variable(const GraphPlan& graph, const std::string& name) {
   return graph.nodes.size();
 }
 
+bool has_variable_in_tree(const GraphPlan& graph, const std::string& name) {
+  if (find_variable(graph, name) < graph.nodes.size()) return true;
+  return std::any_of(graph.subgraphs.begin(), graph.subgraphs.end(),
+                     [&name](const GraphPlan& s) { return has_variable_in_tree(s, name); });
+}
+
+// params.bin is one list for the whole tree of graphs; each sub-graph takes the parameters
+// named by its variables (or those of its own sub-graphs). The rest stay with `graph`.
+std::vector<NamedArrays> split_subgraph_params(const GraphPlan& graph, NamedArrays& params) {
+  std::vector<NamedArrays> per_subgraph(graph.subgraphs.size());
+  if (graph.subgraphs.empty()) return per_subgraph;
+  NamedArrays own;
+  for (auto& [name, value] : params) {
+    size_t holder = graph.subgraphs.size();
+    if (find_variable(graph, name) == graph.nodes.size())
+      for (size_t i = 0; i < graph.subgraphs.size() && holder == graph.subgraphs.size(); ++i)
+        if (has_variable_in_tree(graph.subgraphs[i], name)) holder = i;
+    (holder == graph.subgraphs.size() ? own : per_subgraph[holder]).emplace_back(name, std::move(value));
+  }
+  params = std::move(own);
+  return per_subgraph;
+}
+
 }  // namespace
 
 Artifact::Step Artifact::resolve_step(const GraphPlan& graph, size_t node_id, const Module* module) {
@@ -65,7 +90,12 @@ Artifact::Step Artifact::resolve_step(const GraphPlan& graph, size_t node_id, co
   for (int64_t i = 0; i < graph.num_node_outputs(static_cast<int64_t>(node_id)); ++i)
     step.output_entries.push_back(graph.entry_id(static_cast<int64_t>(node_id), i));
   try {
-    if (step.func_name == kCopyFuncName) {
+    if (node.is_if()) {
+      step.is_if = true;
+      step.func_name = "If";
+      step.then_graph = std::stoul(node.attrs.at("then_graph"));
+      step.else_graph = std::stoul(node.attrs.at("else_graph"));
+    } else if (step.func_name == kCopyFuncName) {
       step.copy = true;
       check(step.input_entries.size() == step.output_entries.size(), "a copy node has ", step.input_entries.size(),
             " inputs but ", step.output_entries.size(), " outputs");
@@ -123,6 +153,11 @@ std::shared_ptr<const Artifact> Artifact::create(const GraphPlan& graph, std::sh
     a.graph_ = std::make_unique<GraphPlan>(graph);
     a.module_ = std::move(module);
     const GraphPlan& g = *a.graph_;
+
+    std::vector<NamedArrays> subgraph_params = split_subgraph_params(g, params);
+    for (size_t i = 0; i < g.subgraphs.size(); ++i)
+      a.subgraphs_.push_back(create(g.subgraphs[i], a.module_, std::move(subgraph_params[i]),
+                                    cat(a.origin_, " (kiln.subgraphs[", i, "])")));
 
     // Parameters: one per "null" node, of the node's shape and dtype.
     a.params_by_entry_.resize(g.num_entries());
@@ -199,7 +234,11 @@ std::shared_ptr<const Artifact> Artifact::create(const GraphPlan& graph, std::sh
 
 GraphExecutor::GraphExecutor(std::shared_ptr<const Artifact> artifact, int num_threads,
                              const DeviceFactory& make_device)
-    : artifact_(std::move(artifact)), pool_(std::make_unique<ThreadPool>(num_threads)) {
+    : GraphExecutor(std::move(artifact), std::make_shared<ThreadPool>(num_threads), make_device) {}
+
+GraphExecutor::GraphExecutor(std::shared_ptr<const Artifact> artifact, std::shared_ptr<ThreadPool> pool,
+                             const DeviceFactory& make_device)
+    : artifact_(std::move(artifact)), pool_(std::move(pool)) {
   check(artifact_ != nullptr, "GraphExecutor needs an artifact");
   for (int64_t code : artifact_->device_codes_) {
     std::unique_ptr<Device> device =
@@ -209,6 +248,8 @@ GraphExecutor::GraphExecutor(std::shared_ptr<const Artifact> artifact, int num_t
   }
   input_set_.assign(num_inputs(), false);
   bind_entries();
+  for (const auto& subgraph : artifact_->subgraphs_)
+    subgraph_executors_.push_back(std::unique_ptr<GraphExecutor>(new GraphExecutor(subgraph, pool_, make_device)));
 }
 
 GraphExecutor::~GraphExecutor() = default;
@@ -326,6 +367,7 @@ void GraphExecutor::run_steps(std::vector<StepTime>* times) {
 
 void GraphExecutor::run_step(const Artifact::Step& step, BoundStep& bound) {
   if (step.copy) return run_copy(step);
+  if (step.is_if) return run_if(step);
   if (step.generated) {
     if (int32_t status = step.generated(bound.args.data()); status != 0)
       throw Error(cat("generated function '", step.func_name, "' failed with status ", status));
@@ -366,6 +408,45 @@ void GraphExecutor::run_copy(const Artifact::Step& step) {
     // A tensor of run-time shape gets a block of the destination device as large as it is.
     if (g.is_dynamic(out)) entries_[out] = to_device.allocate(from.nbytes()).view(from.shape(), from.dtype());
     to_device.copy_in(from, entries_[out]);
+  }
+}
+
+// Only the branch taken runs. Its inputs are this graph's tensors themselves (a graph never
+// writes its inputs); its outputs are copied into the node's.
+void GraphExecutor::run_if(const Artifact::Step& step) {
+  const size_t cond_entry = step.input_entries[0];
+  const bool taken = device_of_entry(cond_entry).copy_out(entries_[cond_entry]).int_at(0) != 0;
+  GraphExecutor& branch = *subgraph_executors_[taken ? step.then_graph : step.else_graph];
+  for (size_t k = 1; k < step.input_entries.size(); ++k) branch.bind_input(k - 1, entries_[step.input_entries[k]]);
+  try {
+    branch.run_steps(nullptr);
+  } catch (Error& e) {
+    throw e.file(branch.artifact_->origin());
+  }
+  const GraphPlan& g = artifact_->graph();
+  for (size_t k = 0; k < step.output_entries.size(); ++k) {
+    const size_t out = step.output_entries[k];
+    if (g.is_dynamic(out))
+      entries_[out] = branch.get_output(k);
+    else
+      device_of_entry(out).copy_in(branch.entries_[branch.artifact_->output_entries_[k]], entries_[out]);
+  }
+}
+
+// Binds input `index` to `value` itself, which has the input's shape and dtype (as the graph
+// plan guarantees for a sub-graph's inputs), re-pointing the steps that read it.
+void GraphExecutor::bind_input(size_t index, const NDArray& value) {
+  const size_t entry = artifact_->input_entries_[index];
+  input_set_[index] = true;
+  if (entries_[entry].raw() == value.raw()) return;
+  entries_[entry] = value;
+  for (size_t i = 0; i < bound_steps_.size(); ++i) {
+    const Artifact::Step& step = artifact_->steps_[i];
+    for (size_t k = 0; k < step.input_entries.size(); ++k) {
+      if (step.input_entries[k] != entry) continue;
+      bound_steps_[i].args[k] = const_cast<void*>(value.raw());
+      bound_steps_[i].inputs[k] = value;
+    }
   }
 }
 

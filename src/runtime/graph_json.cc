@@ -114,14 +114,31 @@ void parse_entry_attrs(const Json& attrs, GraphPlan& plan) {
     plan.device_index = to_ints(typed_list(attrs, "device_index", "list_int", field), "attrs.device_index[1]");
 }
 
-void parse_kiln_section(const Json& kiln, GraphPlan& plan) {
+// Sub-graphs nest (an If in a branch); a hostile file must not nest them until the stack ends.
+constexpr int kMaxSubgraphDepth = 64;
+
+GraphPlan plan_from_json(const Json& json, int depth);
+
+void parse_kiln_section(const Json& kiln, GraphPlan& plan, int depth) {
   if (!kiln.is_object()) throw field_error("kiln", "wrong JSON type").expected("an object", kind_of(kiln));
   if (kiln.contains("input_names")) plan.input_names = to_strings(kiln["input_names"], "kiln.input_names");
   if (kiln.contains("output_names")) plan.output_names = to_strings(kiln["output_names"], "kiln.output_names");
   if (kiln.contains("abi_version")) plan.abi_version = to_int(kiln["abi_version"], "kiln.abi_version");
+  if (!kiln.contains("subgraphs")) return;
+  const Json& subgraphs = expect_array(kiln["subgraphs"], "kiln.subgraphs");
+  if (!subgraphs.empty() && depth >= kMaxSubgraphDepth)
+    throw field_error("kiln.subgraphs", "sub-graphs nested too deep")
+        .expected(cat("at most ", kMaxSubgraphDepth), "more");
+  for (size_t i = 0; i < subgraphs.size(); ++i) {
+    try {
+      plan.subgraphs.push_back(plan_from_json(subgraphs[i], depth + 1));
+    } catch (Error& e) {
+      throw e.node(cat("kiln.subgraphs[", i, "]"));
+    }
+  }
 }
 
-GraphPlan plan_from_json(const Json& json) {
+GraphPlan plan_from_json(const Json& json, int depth) {
   if (!json.is_object()) throw Error("graph.json is not a JSON object").expected("an object", kind_of(json));
   GraphPlan plan;
   const Json& nodes = expect_array(member(json, "nodes", "graph"), "nodes");
@@ -130,7 +147,7 @@ GraphPlan plan_from_json(const Json& json) {
   plan.heads = to_entries(member(json, "heads", "graph"), "heads");
   plan.node_row_ptr = to_ints(member(json, "node_row_ptr", "graph"), "node_row_ptr");
   parse_entry_attrs(member(json, "attrs", "graph"), plan);
-  if (json.contains("kiln")) parse_kiln_section(json["kiln"], plan);
+  if (json.contains("kiln")) parse_kiln_section(json["kiln"], plan, depth);
   return plan;
 }
 
@@ -180,9 +197,14 @@ void validate_node(const GraphPlan& plan, size_t i) {
       throw field_error(field, "a \"null\" node has one output (node_row_ptr)").expected("1", cat(outputs));
     return;
   }
-  if (node.op != "tvm_op")
-    throw field_error(field + ".op", "unknown node kind").expected("\"null\" or \"tvm_op\"", "\"" + node.op + "\"");
-  if (node.func_name().empty()) throw field_error(field + ".attrs.func_name", "missing or empty");
+  if (node.is_if()) {
+    if (node.inputs.empty()) throw field_error(field + ".inputs", "an If node reads its condition first");
+  } else if (node.op != "tvm_op") {
+    throw field_error(field + ".op", "unknown node kind")
+        .expected("\"null\", \"tvm_op\" or \"kiln_if\"", "\"" + node.op + "\"");
+  } else if (node.func_name().empty()) {
+    throw field_error(field + ".attrs.func_name", "missing or empty");
+  }
   if (node.attrs.count("num_inputs")) {
     const int64_t declared = int_attr(node, "num_inputs", field);
     if (declared != static_cast<int64_t>(node.inputs.size()))
@@ -255,6 +277,67 @@ void validate_names(const GraphPlan& plan) {
         .expected(cat(plan.heads.size()), cat(plan.output_names.size()));
 }
 
+// The sub-graph a "kiln_if" node names in attrs.<key>.
+const GraphPlan& branch_graph(const GraphPlan& plan, const GraphNode& node, const std::string& key,
+                              const std::string& field) {
+  if (!node.attrs.count(key)) throw field_error(field + ".attrs", cat("missing \"", key, "\""));
+  const int64_t index = int_attr(node, key, field);
+  const auto count = static_cast<int64_t>(plan.subgraphs.size());
+  if (index < 0 || index >= count)
+    throw field_error(cat(field, ".attrs.", key), "no such sub-graph")
+        .expected(cat("0 <= index < ", count, " (kiln.subgraphs)"), cat(index));
+  return plan.subgraphs[static_cast<size_t>(index)];
+}
+
+std::string entry_type(const GraphPlan& plan, size_t entry) {
+  return cat(plan.dltype[entry], " ", shape_str(plan.shape[entry]));
+}
+
+// A branch takes the node's inputs after the condition and gives its outputs, typed alike.
+void validate_branch(const GraphPlan& plan, size_t i, const std::string& key) {
+  const GraphNode& node = plan.nodes[i];
+  const std::string field = cat("nodes[", i, "]");
+  const GraphPlan& branch = branch_graph(plan, node, key, field);
+  const std::string where = cat(field, " (", key, ")");
+  if (branch.input_names.size() + 1 != node.inputs.size())
+    throw field_error(where, "the sub-graph's inputs differ from the node's inputs after the condition")
+        .expected(cat(node.inputs.size() - 1), cat(branch.input_names.size()));
+  for (size_t k = 0; k < branch.input_names.size(); ++k) {
+    const size_t outer = plan.entry_id(node.inputs[k + 1]);
+    size_t variable = 0;
+    while (!(branch.nodes[variable].is_variable() && branch.nodes[variable].name == branch.input_names[k])) ++variable;
+    const size_t inner = branch.entry_id(static_cast<int64_t>(variable), 0);
+    if (plan.is_dynamic(outer))
+      throw field_error(cat(field, ".inputs[", k + 1, "]"), "a sub-graph input of run-time shape");
+    if (entry_type(plan, outer) != entry_type(branch, inner))
+      throw field_error(cat(where, ".inputs[", k + 1, "]"), "the sub-graph's input has another type")
+          .expected(entry_type(plan, outer), entry_type(branch, inner));
+  }
+  const auto outputs = static_cast<size_t>(plan.num_node_outputs(static_cast<int64_t>(i)));
+  if (branch.heads.size() != outputs)
+    throw field_error(where, "the sub-graph's heads differ from the node's outputs")
+        .expected(cat(outputs), cat(branch.heads.size()));
+  for (size_t k = 0; k < outputs; ++k) {
+    const size_t outer = plan.entry_id(static_cast<int64_t>(i), static_cast<int64_t>(k));
+    const size_t inner = branch.entry_id(branch.heads[k]);
+    if (entry_type(plan, outer) != entry_type(branch, inner))
+      throw field_error(cat(where, " output ", k), "the sub-graph's head has another type")
+          .expected(entry_type(plan, outer), entry_type(branch, inner));
+  }
+}
+
+void validate_if_nodes(const GraphPlan& plan) {
+  for (size_t i = 0; i < plan.nodes.size(); ++i) {
+    if (!plan.nodes[i].is_if()) continue;
+    const size_t cond = plan.entry_id(plan.nodes[i].inputs[0]);
+    if (plan.dltype[cond] != "bool" || plan.is_dynamic(cond) || num_elements(plan.shape[cond]) != 1)
+      throw field_error(cat("nodes[", i, "].inputs[0]"), "an If's condition is one bool")
+          .expected("bool ()", entry_type(plan, cond));
+    validate_branch(plan, i, "then_graph");
+    validate_branch(plan, i, "else_graph");
+  }
+}
+
 }  // namespace
 
 std::string GraphNode::func_name() const {
@@ -263,6 +346,13 @@ std::string GraphNode::func_name() const {
 }
 
 void validate_graph(const GraphPlan& plan) {
+  for (size_t i = 0; i < plan.subgraphs.size(); ++i) {
+    try {
+      validate_graph(plan.subgraphs[i]);
+    } catch (Error& e) {
+      throw e.node(cat("kiln.subgraphs[", i, "]"));
+    }
+  }
   validate_row_ptr(plan);
   for (size_t i = 0; i < plan.nodes.size(); ++i) validate_node(plan, i);
   const auto num_nodes = static_cast<int64_t>(plan.nodes.size());
@@ -277,6 +367,7 @@ void validate_graph(const GraphPlan& plan) {
   for (size_t i = 0; i < plan.heads.size(); ++i) validate_entry(plan, plan.heads[i], num_nodes, cat("heads[", i, "]"));
   validate_entry_attrs(plan);
   validate_names(plan);
+  validate_if_nodes(plan);
   if (plan.abi_version != KILN_ABI_VERSION)
     throw field_error("kiln.abi_version", "artifact built for another kernel ABI")
         .expected(cat(KILN_ABI_VERSION), cat(plan.abi_version));
@@ -290,7 +381,7 @@ GraphPlan parse_graph_json(std::string_view text, const std::string& what) {
     } catch (const Json::exception& e) {  // parse_error, and out_of_range for a number too large
       throw Error(cat("graph is not valid JSON: ", e.what()));
     }
-    GraphPlan plan = plan_from_json(json);
+    GraphPlan plan = plan_from_json(json, 0);
     validate_graph(plan);
     return plan;
   } catch (Error& e) {
@@ -322,10 +413,7 @@ Json node_to_json(const GraphNode& node) {
   return json;
 }
 
-}  // namespace
-
-std::string graph_to_json(const GraphPlan& plan) {
-  validate_graph(plan);
+Json plan_to_json(const GraphPlan& plan) {
   Json json = Json::object();
   Json nodes = Json::array();
   for (const GraphNode& node : plan.nodes) nodes.push_back(node_to_json(node));
@@ -341,7 +429,19 @@ std::string graph_to_json(const GraphPlan& plan) {
   json["attrs"] = std::move(attrs);
   json["kiln"] = {
       {"input_names", plan.input_names}, {"output_names", plan.output_names}, {"abi_version", plan.abi_version}};
-  return json.dump(1) + "\n";
+  if (!plan.subgraphs.empty()) {
+    Json subgraphs = Json::array();
+    for (const GraphPlan& subgraph : plan.subgraphs) subgraphs.push_back(plan_to_json(subgraph));
+    json["kiln"]["subgraphs"] = std::move(subgraphs);
+  }
+  return json;
+}
+
+}  // namespace
+
+std::string graph_to_json(const GraphPlan& plan) {
+  validate_graph(plan);
+  return plan_to_json(plan).dump(1) + "\n";
 }
 
 void write_graph_json(const std::string& path, const GraphPlan& plan) {

@@ -14,6 +14,14 @@
 // An entry whose shape is known only at run time (data-dependent: NonZero, Unique, NMS) has -1
 // for those dimensions and storage_id -1; only reference kernels produce or read it, and the
 // executor keeps the tensor the kernel allocated.
+// Control flow: a node {"op": "kiln_if", "attrs": {"then_graph": "T", "else_graph": "E",
+// "num_inputs", "num_outputs"}, "inputs": [cond, v1, ..., vn]} runs one of two sub-graphs,
+// kiln.subgraphs[T] when the one-element bool tensor cond is true, else kiln.subgraphs[E].
+// A sub-graph is a graph object of this same schema (its own nodes, entries, storage ids and
+// "kiln" section, which may hold sub-graphs of its own); its kiln.input_names are bound to
+// v1..vn in order, and its heads give the node's outputs, with equal shapes and dtypes.
+// Parameters of every sub-graph live in the artifact's one params.bin, under names unique
+// across the whole tree.
 // The backend fills a GraphPlan and writes it; the runtime reads and validates it, so the
 // schema lives here only.
 #pragma once
@@ -33,6 +41,9 @@ inline constexpr std::string_view kReferenceFuncPrefix = "kiln_ref.";
 // input's device to the output's (TVM's graph executor convention).
 inline constexpr std::string_view kCopyFuncName = "__copy";
 
+// The node op of an If: it runs one of two sub-graphs on its inputs.
+inline constexpr std::string_view kIfNodeOp = "kiln_if";
+
 struct GraphEntry {
   int64_t node = 0;
   int64_t index = 0;
@@ -41,13 +52,14 @@ struct GraphEntry {
 };
 
 struct GraphNode {
-  std::string op;  // "null" (an input or a parameter) or "tvm_op"
+  std::string op;  // "null" (an input or a parameter), "tvm_op" or "kiln_if"
   std::string name;
   std::map<std::string, std::string> attrs;  // TVM keeps every node attribute as a string
   std::vector<GraphEntry> inputs;
   bool operator==(const GraphNode&) const = default;
 
   bool is_variable() const { return op == "null"; }
+  bool is_if() const { return op == kIfNodeOp; }
   // attrs["func_name"], or "" when absent.
   std::string func_name() const;
 };
@@ -66,6 +78,8 @@ struct GraphPlan {
   std::vector<std::string> input_names;
   std::vector<std::string> output_names;
   int64_t abi_version = 1;
+  // kiln.subgraphs: the branches of this graph's "kiln_if" nodes.
+  std::vector<GraphPlan> subgraphs;
   bool operator==(const GraphPlan&) const = default;
 
   size_t num_entries() const { return node_row_ptr.empty() ? 0 : static_cast<size_t>(node_row_ptr.back()); }

@@ -225,17 +225,6 @@ TEST(Build, RunTimeShapedOutputsComeFromTheirKernel) {
   }
 }
 
-TEST(Build, ControlFlowIsRefusedWithAClearMessage) {
-  IRModule mod = parse_module(R"(
-def @main(%c: Tensor[(), bool], %x: Tensor[(3), float32]) { if (%c) { exp(%x) } else { log(%x) } })");
-  try {
-    build(mod, {}, {"c", "x"}, {"y"});
-    FAIL() << "expected an error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("--engine interp"), std::string::npos) << e.what();
-  }
-}
-
 TEST(Build, UnknownDimensionsAskForShapes) {
   IRModule mod = parse_module(R"(def @main(%x: Tensor[(?, 3), float32]) { exp(%x) })");
   try {

@@ -332,6 +332,64 @@ TEST_F(GraphExecutorTest, MissingLibraryIsAnErrorOnlyWhenCodeIsNeeded) {
   EXPECT_NEAR(probs[1], 0.75, 1e-6);
 }
 
+// y = if (c) { exp(x) * k } else { x }, k a parameter of the then branch: only the branch
+// taken runs, its parameter comes from the one params list, and its outputs are the node's.
+TEST_F(GraphExecutorTest, IfNodeRunsTheBranchTaken) {
+  GraphPlan then_graph;
+  then_graph.nodes = {variable("if.0"), variable("k"), call("e", "kiln_ref.exp", {0}),
+                      call("m", "kiln_ref.multiply", {2, 1})};
+  then_graph.arg_nodes = {0, 1};
+  then_graph.heads = {{3, 0, 0}};
+  then_graph.node_row_ptr = {0, 1, 2, 3, 4};
+  then_graph.dltype = {"float32", "float32", "float32", "float32"};
+  then_graph.shape = {{3}, {}, {3}, {3}};
+  then_graph.storage_id = {0, 1, 2, 3};
+  then_graph.input_names = {"if.0"};
+  GraphPlan else_graph;
+  else_graph.nodes = {variable("if.0")};
+  else_graph.arg_nodes = {0};
+  else_graph.heads = {{0, 0, 0}};
+  else_graph.node_row_ptr = {0, 1};
+  else_graph.dltype = {"float32"};
+  else_graph.shape = {{3}};
+  else_graph.storage_id = {0};
+  else_graph.input_names = {"if.0"};
+  GraphPlan plan;
+  plan.nodes = {variable("c"), variable("x"),
+                GraphNode{"kiln_if",
+                          "if",
+                          {{"then_graph", "0"}, {"else_graph", "1"}, {"num_inputs", "2"}, {"num_outputs", "1"}},
+                          {{0, 0, 0}, {1, 0, 0}}},
+                call("y", "kiln_ref.negative", {2})};
+  plan.arg_nodes = {0, 1};
+  plan.heads = {{3, 0, 0}};
+  plan.node_row_ptr = {0, 1, 2, 3, 4};
+  plan.dltype = {"bool", "float32", "float32", "float32"};
+  plan.shape = {{}, {3}, {3}, {3}};
+  plan.storage_id = {0, 1, 2, 3};
+  plan.input_names = {"c", "x"};
+  plan.subgraphs = {then_graph, else_graph};
+  write_graph_json(dir_.file("graph.json"), plan);
+  write_params(dir_.file("params.bin"), {{"k", NDArray::scalar(DType::kFloat32, 2)}});
+  std::filesystem::remove(dir_.file("lib.so"));
+  GraphExecutor executor(Artifact::load(dir_.path()));
+  const NDArray x = NDArray::from_vector<float>({3}, {0, 1, -1});
+  executor.set_input("x", x);
+  for (bool c : {true, false, true}) {
+    executor.set_input("c", NDArray::scalar(DType::kBool, c ? 1 : 0));
+    executor.run();
+    const std::vector<double> y = executor.get_output(0).to_doubles();
+    for (size_t i = 0; i < 3; ++i) {
+      const double xi = x.at(static_cast<int64_t>(i));
+      EXPECT_NEAR(y[i], c ? -2 * std::exp(xi) : -xi, 1e-5) << "c = " << c << ", element " << i;
+    }
+  }
+  // A parameter no graph of the tree names is still an error.
+  write_params(dir_.file("params.bin"),
+               {{"k", NDArray::scalar(DType::kFloat32, 2)}, {"q", NDArray::scalar(DType::kFloat32, 2)}});
+  EXPECT_NE(error_of([&] { Artifact::load(dir_.path()); }).find("params.bin holds 'q'"), std::string::npos);
+}
+
 TEST_F(GraphExecutorTest, FailingKernelNamesNodeAndStatus) {
   GraphPlan plan = test_plan();
   plan.nodes[6].attrs["func_name"] = "fused_fail";

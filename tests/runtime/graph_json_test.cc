@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 
 #include "runtime/attrs_json.h"
 #include "runtime_test_util.h"
@@ -135,6 +136,90 @@ TEST(GraphJson, ValidationErrorsNameTheField) {
       "kiln.output_names: needs one name per head");
   expect_error(error_after_edit("\"heads\":[[1,0,0]]", "\"heads\":[[1,0,0]], \"kiln\":{\"abi_version\":2}"),
                "kiln.abi_version: artifact built for another kernel ABI");
+}
+
+// y = if (c) { exp(x) } else { x }: a "kiln_if" node whose branches are sub-graphs 0 and 1.
+GraphPlan if_plan() {
+  GraphPlan then_graph;
+  then_graph.nodes = {
+      {"null", "if.0", {}, {}},
+      {"tvm_op", "e", {{"func_name", "kiln_ref.exp"}, {"num_inputs", "1"}, {"num_outputs", "1"}}, {{0, 0, 0}}}};
+  then_graph.arg_nodes = {0};
+  then_graph.heads = {{1, 0, 0}};
+  then_graph.node_row_ptr = {0, 1, 2};
+  then_graph.dltype = {"float32", "float32"};
+  then_graph.shape = {{3}, {3}};
+  then_graph.storage_id = {0, 1};
+  then_graph.input_names = {"if.0"};
+  GraphPlan else_graph;
+  else_graph.nodes = {{"null", "if.0", {}, {}}};
+  else_graph.arg_nodes = {0};
+  else_graph.heads = {{0, 0, 0}};
+  else_graph.node_row_ptr = {0, 1};
+  else_graph.dltype = {"float32"};
+  else_graph.shape = {{3}};
+  else_graph.storage_id = {0};
+  else_graph.input_names = {"if.0"};
+  GraphPlan plan;
+  plan.nodes = {{"null", "c", {}, {}},
+                {"null", "x", {}, {}},
+                {"kiln_if",
+                 "if",
+                 {{"then_graph", "0"}, {"else_graph", "1"}, {"num_inputs", "2"}, {"num_outputs", "1"}},
+                 {{0, 0, 0}, {1, 0, 0}}}};
+  plan.arg_nodes = {0, 1};
+  plan.heads = {{2, 0, 0}};
+  plan.node_row_ptr = {0, 1, 2, 3};
+  plan.dltype = {"bool", "float32", "float32"};
+  plan.shape = {{}, {3}, {3}};
+  plan.storage_id = {0, 1, 2};
+  plan.input_names = {"c", "x"};
+  plan.output_names = {"y"};
+  plan.subgraphs = {then_graph, else_graph};
+  return plan;
+}
+
+TEST(GraphJson, IfNodesAndSubgraphsRoundTrip) {
+  const GraphPlan plan = if_plan();
+  const std::string text = graph_to_json(plan);
+  EXPECT_NE(text.find("\"subgraphs\""), std::string::npos);
+  const GraphPlan back = parse_graph_json(text, "graph.json");
+  EXPECT_EQ(back, plan);
+  EXPECT_TRUE(back.nodes[2].is_if());
+  EXPECT_EQ(back.subgraphs[0].nodes[1].func_name(), "kiln_ref.exp");
+}
+
+TEST(GraphJson, IfNodesAreValidated) {
+  auto error_with = [](const std::function<void(GraphPlan&)>& edit) {
+    GraphPlan plan = if_plan();
+    edit(plan);
+    return error_of([&] { parse_graph_json(graph_to_json(plan), "m.kiln/graph.json"); }) +
+           error_of([&] { validate_graph(plan); });
+  };
+  auto expect_part = [](const std::string& message, const std::string& part) {
+    EXPECT_NE(message.find(part), std::string::npos) << "missing '" << part << "' in: " << message;
+  };
+  expect_part(error_with([](GraphPlan& p) { p.nodes[2].attrs["else_graph"] = "2"; }),
+              "nodes[2].attrs.else_graph: no such sub-graph (expected 0 <= index < 2 (kiln.subgraphs), found 2)");
+  expect_part(error_with([](GraphPlan& p) { p.nodes[2].attrs.erase("then_graph"); }),
+              "nodes[2].attrs: missing \"then_graph\"");
+  expect_part(error_with([](GraphPlan& p) { p.dltype[0] = "int64"; }),
+              "nodes[2].inputs[0]: an If's condition is one bool (expected bool (), found int64 ()");
+  expect_part(error_with([](GraphPlan& p) { p.subgraphs[1].shape[0] = {4}; }),
+              "nodes[2] (else_graph).inputs[1]: the sub-graph's input has another type (expected float32 (3), found "
+              "float32 (4))");
+  expect_part(error_with([](GraphPlan& p) {
+                p.subgraphs[0].heads.push_back({0, 0, 0});
+              }),
+              "nodes[2] (then_graph): the sub-graph's heads differ from the node's outputs (expected 1, found 2)");
+  expect_part(error_with([](GraphPlan& p) { p.subgraphs[0].input_names.clear(); }),
+              "the sub-graph's inputs differ from the node's inputs after the condition");
+  expect_part(error_with([](GraphPlan& p) {
+                p.subgraphs[0].nodes[1].inputs = {{1, 0, 0}};
+              }),
+              "node 'kiln.subgraphs[0]': nodes[1].inputs[0]: node 1 is not before node 1");
+  expect_part(error_with([](GraphPlan& p) { p.nodes[2].inputs.clear(); }),
+              "nodes[2].inputs: an If node reads its condition first");
 }
 
 TEST(GraphJson, CorruptJsonIsAnError) {

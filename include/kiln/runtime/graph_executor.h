@@ -4,7 +4,9 @@
 // concurrently in different threads. A graph whose entries are on several devices
 // (device_index) gets one Device per device, each allocating the storage of its entries;
 // "__copy" nodes move data between them, and set_input / get_output copy through the device
-// of the input / output.
+// of the input / output. A "kiln_if" node runs one of two sub-graphs, each an Artifact of its
+// own run by an executor of its own, made with this one (storage allocated once) and sharing
+// its thread pool.
 //
 //   auto artifact = kiln::Artifact::load("model.kiln");
 //   kiln::GraphExecutor executor(artifact, /*num_threads=*/4);
@@ -68,10 +70,11 @@ class Artifact {
   std::vector<NDArray> params_by_entry_;  // defined for the entries that parameters fill
   std::vector<size_t> input_entries_, output_entries_;
   std::vector<TensorInfo> inputs_, outputs_;
-  std::vector<size_t> storage_bytes_;    // per storage id; 0 when only parameters use it
-  std::vector<int64_t> storage_device_;  // per storage id: the device code of its entries
-  std::vector<int64_t> entry_device_;    // per entry: its device code
-  std::vector<int64_t> device_codes_;    // the distinct devices of the graph, ascending
+  std::vector<size_t> storage_bytes_;                       // per storage id; 0 when only parameters use it
+  std::vector<int64_t> storage_device_;                     // per storage id: the device code of its entries
+  std::vector<int64_t> entry_device_;                       // per entry: its device code
+  std::vector<int64_t> device_codes_;                       // the distinct devices of the graph, ascending
+  std::vector<std::shared_ptr<const Artifact>> subgraphs_;  // per kiln.subgraphs entry
 };
 
 class GraphExecutor {
@@ -119,7 +122,11 @@ class GraphExecutor {
 
  private:
   struct BoundStep;
+  GraphExecutor(std::shared_ptr<const Artifact> artifact, std::shared_ptr<ThreadPool> pool,
+                const DeviceFactory& make_device);
   void bind_entries();
+  void bind_input(size_t index, const NDArray& value);
+  void run_if(const Artifact::Step& step);
   void run_steps(std::vector<StepTime>* times);
   void run_step(const Artifact::Step& step, BoundStep& bound);
   void run_copy(const Artifact::Step& step);
@@ -127,12 +134,13 @@ class GraphExecutor {
   void keep_dynamic_output(size_t entry, NDArray produced, size_t k);
 
   std::shared_ptr<const Artifact> artifact_;
-  std::unique_ptr<ThreadPool> pool_;
+  std::shared_ptr<ThreadPool> pool_;
   std::map<int64_t, std::unique_ptr<Device>> devices_;
   std::vector<NDArray> storage_;  // per storage id, allocated by its device
   std::vector<NDArray> entries_;  // every entry viewed in its storage (or its parameter)
   std::vector<BoundStep> bound_steps_;
   std::vector<bool> input_set_;
+  std::vector<std::unique_ptr<GraphExecutor>> subgraph_executors_;  // per sub-graph of the artifact
 };
 
 }  // namespace kiln

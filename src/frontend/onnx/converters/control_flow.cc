@@ -1,7 +1,8 @@
 // Converters: control flow (If, Loop, Scan). Bodies are GraphProto attributes converted by
 // the importer in a scope nested in the node's, so they read the outer graph's names.
 //
-// If becomes an IR `if` (or the taken branch, when the condition is known at import time).
+// If becomes an IR `if` (or the taken branch, when the condition is known at import time);
+// an If of several outputs becomes one `if` of a tuple, and an item of it per output.
 // With a run-time condition, a branch that does not convert for the input shapes given
 // becomes a run-time error (op `unreachable`) when the other branch converts.
 // Loop and Scan are unrolled: their trip count and every iteration's condition must be
@@ -145,7 +146,6 @@ ConvertResult convert_if(ConvertContext& c) {
   if (then_out.size() != else_out.size())
     throw std::move(Error("If's branches give different numbers of outputs")
                         .expected(cat(then_out.size(), " (then_branch)"), cat(else_out.size(), " (else_branch)")));
-  std::vector<Expr> outputs;
   for (size_t k = 0; k < then_out.size(); ++k) {
     if (!then_out[k] || !else_out[k])
       throw Error(
@@ -155,8 +155,12 @@ ConvertResult convert_if(ConvertContext& c) {
       throw std::move(Error(cat("output ", k, " of If has different types in its branches, which kiln needs equal; ",
                                 run_time_condition_note(c)))
                           .expected(type_str(then_type) + " (then_branch)", type_str(else_type) + " (else_branch)"));
-    outputs.push_back(make_if(c.input(0), then_out[k], else_out[k]));
   }
+  if (then_out.size() == 1) return std::vector<Expr>{make_if(c.input(0), then_out[0], else_out[0])};
+  // One `if` for all outputs, so that a compiled If runs its branch once, not once per output.
+  Expr both = make_if(c.input(0), make_tuple(then_out), make_tuple(else_out));
+  std::vector<Expr> outputs;
+  for (size_t k = 0; k < then_out.size(); ++k) outputs.push_back(make_tuple_get_item(both, static_cast<int>(k)));
   return outputs;
 }
 
