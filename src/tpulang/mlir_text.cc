@@ -6,6 +6,7 @@
 #include <map>
 
 #include "kiln/support/error.h"
+#include "kiln/support/limits.h"
 
 namespace kiln::tpulang::mlir {
 namespace {
@@ -283,8 +284,19 @@ class Parser {
     if (*end != '\0') throw error(cat("malformed number '", text, "'"));
     return suffix == "si32" ? Attr::si32(i) : Attr::i64(i);
   }
-  // [1, 2] or [1.0, 2.5]; arrays of anything else are kept as text only.
+  // [1, 2] or [1.0, 2.5]; arrays of anything else are kept as text only. Arrays nest by
+  // recursion, so their depth is limited (a hostile file would otherwise exhaust the stack).
   std::optional<Attr> array() {
+    struct Nesting {
+      explicit Nesting(int& d) : depth(++d) {}
+      ~Nesting() { --depth; }
+      int& depth;
+    } nesting(array_depth_);
+    try {
+      check_nesting_depth(array_depth_, "attribute arrays");
+    } catch (const Error& e) {
+      throw error(e.what());
+    }
     std::vector<Attr> items;
     bool numeric = true;
     if (!accept(']')) {
@@ -489,6 +501,7 @@ class Parser {
   size_t pos_ = 0;
   Position here_;
   std::map<std::string, std::string> aliases_;
+  int array_depth_ = 0;
 };
 
 }  // namespace

@@ -255,5 +255,13 @@ TEST(TpuLangReadTop, OneClearErrorEach) {
             "m.mlir: line 1:1: expected `module` or a location alias");
 }
 
+// Attribute arrays nest by recursion; a file nesting them thousands deep (found by the
+// top_mlir fuzz target, fuzz/regressions/top_mlir/) is an error, not a stack overflow.
+TEST(TpuLangReadTop, DeeplyNestedArraysAreAnError) {
+  const std::string text = "module attributes {m.pads = " + std::string(3000, '[') + "}\n";
+  const std::string message = error_of([&] { read_top(text, {}, "m.mlir"); });
+  EXPECT_NE(message.find("attribute arrays nest 257 deep, above the limit of 256"), std::string::npos) << message;
+}
+
 }  // namespace
 }  // namespace kiln::tpulang
