@@ -4,26 +4,6 @@
 
 namespace kiln {
 
-Shape broadcast_shapes(const Shape& a, const Shape& b) {
-  size_t n = std::max(a.size(), b.size());
-  Shape out(n);
-  for (size_t i = 0; i < n; ++i) {
-    int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
-    int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
-    if (da == db || db == 1) {
-      out[i] = da;
-    } else if (da == 1) {
-      out[i] = db;
-    } else if (da == kAnyDim || db == kAnyDim) {
-      out[i] = da == kAnyDim ? db : da;
-    } else {
-      throw std::move(Error(cat("shapes cannot be broadcast at dimension ", i))
-                          .expected(cat("shapes compatible with ", shape_str(a)), shape_str(b)));
-    }
-  }
-  return out;
-}
-
 int64_t normalize_axis(int64_t axis, int64_t ndim, const std::string& what) {
   int64_t a = axis < 0 ? axis + ndim : axis;
   if (a < 0 || a >= ndim)

@@ -11,9 +11,6 @@
 
 namespace kiln {
 
-// Numpy broadcasting of two shapes; unknown dims (-1) broadcast against anything.
-// Throws naming both shapes when they are incompatible.
-Shape broadcast_shapes(const Shape& a, const Shape& b);
 // Maps a possibly negative axis into [0, ndim); throws naming `what` when out of range.
 int64_t normalize_axis(int64_t axis, int64_t ndim, const std::string& what = "axis");
 // The tensor type of argument i, or an error naming the argument of `def`.

@@ -1,13 +1,36 @@
 #include "kiln/runtime/ndarray.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 
 #include "kiln/support/error.h"
 #include "kiln/support/limits.h"
+#include "kiln/support/strings.h"
 
 namespace kiln {
+
+Shape broadcast_shapes(const Shape& a, const Shape& b) {
+  constexpr int64_t kUnknown = -1;
+  size_t n = std::max(a.size(), b.size());
+  Shape out(n);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    if (da == db || db == 1) {
+      out[i] = da;
+    } else if (da == 1) {
+      out[i] = db;
+    } else if (da == kUnknown || db == kUnknown) {
+      out[i] = da == kUnknown ? db : da;
+    } else {
+      throw std::move(Error(cat("shapes cannot be broadcast at dimension ", i))
+                          .expected(cat("shapes compatible with ", shape_str(a)), shape_str(b)));
+    }
+  }
+  return out;
+}
 
 int64_t num_elements(const Shape& shape) {
   int64_t n = 1;
@@ -39,8 +62,8 @@ NDArray NDArray::empty(Shape shape, DType dtype) {
 
 NDArray NDArray::from_doubles(Shape shape, DType dtype, std::span<const double> values) {
   NDArray a = empty(std::move(shape), dtype);
-  check(static_cast<int64_t>(values.size()) == a.numel(), "from_doubles: ", values.size(), " values for ",
-        a.numel(), " elements");
+  check(static_cast<int64_t>(values.size()) == a.numel(), "from_doubles: ", values.size(), " values for ", a.numel(),
+        " elements");
   for (size_t i = 0; i < values.size(); ++i) a.set(static_cast<int64_t>(i), values[i]);
   return a;
 }

@@ -13,6 +13,10 @@
 //   dyn.arange(start, limit, delta)           -> its value, a constant
 //   dyn.cumsum(%x, axis)                      -> cumsum(%x, axis=...)
 //   dyn.trilu(%x, k)                          -> where(triangle mask, %x, 0) (static matrix extents)
+//   dyn.split(%x, sizes)                      -> split(%x, indices_or_sections=...) (static extent)
+//   dyn.one_hot(%i, on, off, depth)           -> one_hot(%i, on, off, depth=...)
+//   dyn.resize2d(%x, roi, scales, sizes)      -> image.resize2d(%x, size=..., scales=...) (static data shape)
+//   dyn.shape_of(%x) / dyn.size(%x)           -> the shape / element count, a constant (static data shape)
 // Calls whose operands stay unknown are left as they are.
 #include <algorithm>
 #include <optional>
@@ -88,12 +92,22 @@ std::optional<Expr> trilu_static(const CallNode& original, const Expr& x, const 
   return call_op("where", {make_constant(mask), x, make_constant(NDArray::scalar(data.dtype, 0))});
 }
 
+// dyn.shape_of / dyn.size of a tensor whose shape is static now: its value.
+std::optional<Expr> shape_constant(const std::string& name, const TensorTypeNode& data) {
+  if (!data.is_static()) return std::nullopt;
+  if (name == "dyn.size")
+    return make_constant(NDArray::scalar(DType::kInt64, static_cast<double>(num_elements(data.shape))));
+  return make_constant(NDArray::from_vector<int64_t>({data.ndim()}, std::vector<int64_t>(data.shape)));
+}
+
 // The static form of a dyn call whose operands from `first_operand` on are all known.
 std::optional<Expr> to_static(const CallNode& original, const CallNode& call) {
   const std::string& name = call.op()->name;
   const std::vector<Expr>& args = call.args;
+  if (name == "dyn.shape_of" || name == "dyn.size") return shape_constant(name, data_type(original));
   std::vector<NDArray> known;
-  size_t first_operand = name == "dyn.arange" ? 0 : 1;
+  // one_hot's on and off values may stay expressions.
+  size_t first_operand = name == "dyn.arange" ? 0 : name == "dyn.one_hot" ? 3 : 1;
   size_t last_operand = name == "dyn.pad" ? 2 : args.size();  // pad_value may stay an expression
   for (size_t i = first_operand; i < last_operand; ++i) {
     std::optional<NDArray> v = known_value(args[i]);
@@ -133,6 +147,24 @@ std::optional<Expr> to_static(const CallNode& original, const CallNode& call) {
     return call_op("cumsum", {args[0]},
                    cumsum_static_attrs(attrs_from<DynCumsumAttrs>(attrs, name), known[0], data_type(original).ndim()));
   if (name == "dyn.trilu") return trilu_static(original, args[0], attrs_from<DynTriluAttrs>(attrs, name), known[0]);
+  if (name == "dyn.split") {
+    const auto dyn = attrs_from<DynSplitAttrs>(attrs, name);
+    const TensorTypeNode& data = data_type(original);
+    const int64_t axis = dyn.axis < 0 ? dyn.axis + data.ndim() : dyn.axis;
+    // The sizes must add up to a known extent; otherwise the kernel reports it.
+    if (axis < 0 || axis >= data.ndim() || data.shape[static_cast<size_t>(axis)] == kAnyDim) return std::nullopt;
+    return call_op("split", {args[0]}, split_static_attrs(dyn, known[0], data.shape));
+  }
+  if (name == "dyn.one_hot")
+    return call_op("one_hot", {args[0], args[1], args[2]},
+                   one_hot_static_attrs(attrs_from<OneHotAxisAttrs>(attrs, name), known[0]));
+  if (name == "dyn.resize2d") {
+    const TensorTypeNode& data = data_type(original);
+    if (!data.is_static()) return std::nullopt;
+    return call_op(
+        "image.resize2d", {args[0]},
+        resize2d_static_attrs(attrs_from<ResizeMethodAttrs>(attrs, name), data.shape, known[0], known[1], known[2]));
+  }
   if (name == "dyn.reduce") {
     auto dyn = attrs_from<DynReduceAttrs>(attrs, name);
     std::optional<ReduceAttrs> fixed = reduce_static_attrs(dyn, known[0]);
@@ -143,10 +175,14 @@ std::optional<Expr> to_static(const CallNode& original, const CallNode& call) {
 
 class DynamicToStatic : public ExprRewriter {
  protected:
-  Expr post(const Expr& original, const Expr& rebuilt) override {
+  Expr post(const Expr&, const Expr& rebuilt) override {
     const auto* call = as<CallNode>(rebuilt);
     if (!call || !call->op() || call->op()->name.rfind("dyn.", 0) != 0) return rebuilt;
-    std::optional<Expr> fixed = to_static(*as<CallNode>(original), *call);
+    // An argument may have become static below this call (a dyn op rewritten, a shape_of
+    // folded): type the new nodes so that the rules read the shapes as they are now, and a
+    // chain of dyn ops becomes static in one run.
+    for (const Expr& arg : call->args) infer_untyped_nodes(arg);
+    std::optional<Expr> fixed = to_static(*call, *call);
     return fixed ? *fixed : rebuilt;
   }
 };

@@ -308,13 +308,17 @@ TEST(OnnxImport, ShapeChainFoldsToAStaticReshape) {
   EXPECT_TRUE(m.params.empty());  // the integer initializers folded away
 }
 
-TEST(OnnxImport, ShapeOfUnknownDimensionsIsAClearError) {
-  OnnxModelBuilder b;
-  b.input("x", {-1, 3}).output_any("y", onnx::TensorProto::INT64);
-  b.node("Shape", {"x"}, {"y"}, "shape1");
-  std::string message = error_of([&] { import(b); });
-  EXPECT_TRUE(contains(message, "node 'shape1': op 'Shape': Shape of a tensor with unknown dimensions (?, 3)"));
-  EXPECT_TRUE(contains(message, "--shape"));
+// Shape / Size of a tensor with unknown dimensions are computed at run time (a static shape
+// gives a constant); Shape's start / end slice the result.
+TEST(OnnxImport, ShapeOfUnknownDimensionsIsComputedAtRunTime) {
+  OnnxModelBuilder b(15);
+  b.input("x", {-1, 3, 4}).output_any("y", onnx::TensorProto::INT64).output_any("n", onnx::TensorProto::INT64);
+  set_attr(b.node("Shape", {"x"}, {"y"}, "shape1"), "start", int64_t{1});
+  b.node("Size", {"x"}, {"n"}, "size1");
+  std::string text = print_module(import(b).module);
+  EXPECT_TRUE(contains(text, "dyn.shape_of(%x)")) << text;
+  EXPECT_TRUE(contains(text, "strided_slice(%0, begin=[1], end=[3], strides=None, axes=[0]")) << text;
+  EXPECT_TRUE(contains(text, "dyn.size(%x)")) << text;
 }
 
 TEST(OnnxImport, ConverterErrorsNameNodeAndOp) {

@@ -3,9 +3,11 @@
 // their results from the values (checked against hand-worked results and the static ops).
 #include <gtest/gtest.h>
 
+#include "kiln/attrs/image.h"
 #include "kiln/attrs/indexing.h"
 #include "kiln/interp/interpreter.h"
 #include "kiln/ir/parser.h"
+#include "kiln/runtime/kernel_registry.h"
 #include "op_test_util.h"
 
 namespace kiln::testing {
@@ -152,6 +154,102 @@ TEST(DynOps, CumsumAlongARunTimeAxisAndTriluFromARunTimeDiagonal) {
       "def @main(%x: Tensor[(2, 3), float32], %k: Tensor[(), int64]) { dyn.trilu(%x, %k, upper=False) }";
   expect_close(run_main(trilu, {iota({2, 3}), i64(0)})[0], {0, 0, 0, 3, 4, 0});
   expect_close(run_main(trilu, {iota({2, 3}), i64(-1)})[0], {0, 0, 0, 3, 0, 0});
+}
+
+TEST(DynOps, SplitOneHotAndResizeRelations) {
+  EXPECT_EQ(type_str(infer_op("dyn.split", {f32({5, 2}), i64s(2)}, {{"axis", int64_t{0}}})),
+            "(Tensor[(?, 2), float32], Tensor[(?, 2), float32])");
+  EXPECT_EQ(type_str(infer_op("dyn.one_hot", {i64s(3), f32({}), f32({}), tensor_type({}, DType::kInt32)},
+                              {{"axis", int64_t{0}}, {"dtype", std::string("float32")}})),
+            "Tensor[(?, 3), float32]");
+  EXPECT_EQ(type_str(infer_op("dyn.resize2d", {f32({1, 3, 4, 4}), f32({0}), f32({4}), i64s(0)})),
+            "Tensor[(1, 3, ?, ?), float32]");
+  EXPECT_NE(infer_op_error("dyn.resize2d", {f32({3, 4, 4}), f32({0}), f32({4}), i64s(0)}).find("4-D"),
+            std::string::npos);
+  EXPECT_NE(infer_op_error("dyn.resize2d", {f32({1, 3, 4, 4}), f32({0}), i64s(4), i64s(0)}).find("floating-point"),
+            std::string::npos);
+  EXPECT_NE(infer_op_error("dyn.split", {f32({5}), i64s(0)}).find("must not be empty"), std::string::npos);
+}
+
+TEST(DynOps, SplitSizesAndOneHotDepthAtRunTime) {
+  const char* split = "def @main(%x: Tensor[(5, 2), float32], %s: Tensor[(2), int64]) { dyn.split(%x, %s, axis=0) }";
+  std::vector<NDArray> parts = run_main(split, {iota({5, 2}), ints({2, 3})});
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(parts[0].shape(), (Shape{2, 2}));
+  expect_close(parts[1], {4, 5, 6, 7, 8, 9});
+  EXPECT_EQ(run_main(split, {iota({5, 2}), ints({0, 5})})[0].shape(), (Shape{0, 2}));
+  try {
+    run_main(split, {iota({5, 2}), ints({2, 2})});
+    ADD_FAILURE() << "sizes not adding up to the axis ran";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("do not add up"), std::string::npos) << e.what();
+  }
+  const char* one_hot =
+      "def @main(%i: Tensor[(3), int64], %d: Tensor[(), int64]) { dyn.one_hot(%i, 5f, -1f, %d, axis=0, "
+      "dtype=\"float32\") }";
+  NDArray hot = run_main(one_hot, {ints({0, 2, 7}), i64(3)})[0];
+  EXPECT_EQ(hot.shape(), (Shape{3, 3}));
+  expect_close(hot, {5, -1, -1, -1, -1, -1, -1, 5, -1});
+}
+
+// Scales and sizes at run time give what image.resize2d gives with them as attributes.
+TEST(DynOps, ResizeMatchesTheStaticOp) {
+  // Absent operands are empty tensors; the lengths are part of the function's type.
+  auto text = [](int64_t scales, int64_t sizes) {
+    return cat("def @main(%x: Tensor[(1, 1, 2, 3), float32], %r: Tensor[(0), float32], %s: Tensor[(", scales,
+               "), float32], %z: Tensor[(", sizes,
+               "), int64]) { dyn.resize2d(%x, %r, %s, %z, method=\"linear\", "
+               "coordinate_transformation_mode=\"asymmetric\") }");
+  };
+  NDArray none_f = NDArray::empty({0}, DType::kFloat32), none_i = NDArray::empty({0}, DType::kInt64);
+  Resize2DAttrs fixed;
+  fixed.method = "linear";
+  fixed.coordinate_transformation_mode = "asymmetric";
+  fixed.size = {4, 3};
+  fixed.scales = std::vector<double>{2, 1};
+  NDArray want = run_op("image.resize2d", {iota({1, 1, 2, 3})}, attrs_to(fixed))[0];
+  NDArray by_scales =
+      run_main(text(4, 0), {iota({1, 1, 2, 3}), none_f, NDArray::from_vector<float>({4}, {1, 1, 2, 1}), none_i})[0];
+  EXPECT_EQ(by_scales.shape(), (Shape{1, 1, 4, 3}));
+  expect_close(by_scales, values_of(want));
+  fixed.scales.reset();
+  fixed.size = {3, 5};
+  want = run_op("image.resize2d", {iota({1, 1, 2, 3})}, attrs_to(fixed))[0];
+  NDArray by_sizes = run_main(text(0, 4), {iota({1, 1, 2, 3}), none_f, none_f, ints({1, 1, 3, 5})})[0];
+  EXPECT_EQ(by_sizes.shape(), (Shape{1, 1, 3, 5}));
+  expect_close(by_sizes, values_of(want));
+  try {
+    run_main(text(0, 4), {iota({1, 1, 2, 3}), none_f, none_f, ints({1, 2, 3, 5})});
+    ADD_FAILURE() << "resizing the channel axis ran";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("batch or channel"), std::string::npos) << e.what();
+  }
+}
+
+// Kernels with an output function allocate the outputs they are given undefined (what the
+// graph executor does for tensors of run-time shape), from their inputs' shapes.
+TEST(KernelOutputFunctions, SizeUndefinedOutputsFromTheInputs) {
+  const KernelRegistry& registry = KernelRegistry::global();
+  auto run = [&](const std::string& op, std::vector<NDArray> in, const Attrs& attrs = {}) {
+    std::vector<NDArray> out(1);
+    registry.get(op)(attrs, in, out);
+    return out[0];
+  };
+  NDArray product = run("multiply", {iota({2, 1}), iota({3})});
+  EXPECT_EQ(product.shape(), (Shape{2, 3}));
+  expect_close(product, {0, 0, 0, 0, 1, 2});
+  EXPECT_EQ(run("less", {iota({2, 1}), iota({3})}).dtype(), DType::kBool);
+  EXPECT_EQ(run("cos", {iota({4})}).shape(), (Shape{4}));
+  EXPECT_EQ(run("cast", {iota({4})}, {{"dtype", std::string("int32")}}).dtype(), DType::kInt32);
+  EXPECT_EQ(run("squeeze", {iota({1, 3, 1})}, {{"axis", std::vector<int64_t>{0}}}).shape(), (Shape{3, 1}));
+  NDArray t = run("transpose", {iota({2, 3})}, {{"axes", std::vector<int64_t>{1, 0}}});
+  EXPECT_EQ(t.shape(), (Shape{3, 2}));
+  expect_close(t, {0, 3, 1, 4, 2, 5});
+  EXPECT_EQ(run("where", {NDArray::from_vector<bool>({2, 1}, {true, false}), iota({3}), iota({1})}).shape(),
+            (Shape{2, 3}));
+  EXPECT_TRUE(registry.sizes_outputs("multiply"));
+  EXPECT_TRUE(registry.sizes_outputs("dyn.reshape"));
+  EXPECT_FALSE(registry.sizes_outputs("nn.softmax"));
 }
 
 }  // namespace

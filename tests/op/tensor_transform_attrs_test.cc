@@ -38,7 +38,12 @@ TEST(TensorTransformAttrs, RoundTrip) {
   Attrs generic = attrs_to(tf);
   EXPECT_EQ(attrs_to(attrs_from<TfIdfVectorizerAttrs>(generic, "tfidf_vectorizer")), generic);
 
-  TopKAttrs k{.k = 3, .axis = 0, .ret_type = "indices", .is_ascend = true, .dtype = "int32"};
+  TopKAttrs k;
+  k.k = 3;
+  k.axis = 0;
+  k.ret_type = "indices";
+  k.is_ascend = true;
+  k.dtype = "int32";
   EXPECT_EQ(attrs_to(k).to_string(), "k=3, axis=0, ret_type=\"indices\", is_ascend=True, dtype=\"int32\"");
   EXPECT_EQ(attrs_from<TopKAttrs>(attrs_to(k), "topk").indices_dtype(), DType::kInt32);
 }

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "kiln/attrs/dyn.h"
+#include "kiln/attrs/unary.h"
 #include "kiln/interp/interpreter.h"
 #include "transform/pass_test_util.h"
 
@@ -76,6 +77,46 @@ TEST(DynamicToStatic, UnknownOrInvalidOperandsStay) {
   EXPECT_NE(text.find("dyn.expand_dims(%x, meta"), std::string::npos) << text;
 }
 
+// Split sizes, a one-hot depth and resize scales known now give the static ops; a split
+// along an axis of unknown extent stays (the sizes' sum cannot be checked).
+TEST(DynamicToStatic, SplitOneHotAndResizeOperands) {
+  expect_pass_result("DynamicToStatic", R"(def @main(%x: Tensor[(5, 2), float32], %i: Tensor[(3), int64]) {
+  %0 = dyn.split(%x, meta[relay.Constant][0], axis=0);
+  %1 = dyn.one_hot(%i, 1f, 0f, 4i64, axis=-1, dtype="float32");
+  (%0, %1)
+}
+#[metadata]
+{"relay.Constant": [{"dtype":"int64","shape":[2],"data":"AgAAAAAAAAADAAAAAAAAAA=="}]}
+)",
+                     R"(def @main(%x: Tensor[(5, 2), float32], %i: Tensor[(3), int64]) {
+  %0 = split(%x, indices_or_sections=[2], axis=0);
+  %1 = one_hot(%i, 1f, 0f, depth=4, axis=-1, dtype="float32");
+  (%0, %1)
+})");
+  IRModule got = run_pass("DynamicToStatic", R"(def @main(%x: Tensor[(?, 2), float32]) {
+  dyn.split(%x, meta[relay.Constant][0], axis=0)
+}
+#[metadata]
+{"relay.Constant": [{"dtype":"int64","shape":[2],"data":"AgAAAAAAAAADAAAAAAAAAA=="}]}
+)");
+  EXPECT_NE(print_module(got).find("dyn.split"), std::string::npos) << print_module(got);
+}
+
+TEST(DynamicToStatic, ResizeScalesBecomeSizeAndScales) {
+  IRModule got = run_pass("DynamicToStatic", R"(def @main(%x: Tensor[(1, 1, 2, 4), float32]) {
+  dyn.resize2d(%x, meta[relay.Constant][0], meta[relay.Constant][1], meta[relay.Constant][2], method="nearest_neighbor")
+}
+#[metadata]
+{"relay.Constant": [{"dtype":"float32","shape":[0],"data":""},
+ {"dtype":"float32","shape":[4],"data":"AACAPwAAgD8AAABAAAAAPw=="},
+ {"dtype":"int64","shape":[0],"data":""}]}
+)");
+  std::string text = print_module(got);
+  EXPECT_NE(text.find("-> Tensor[(1, 1, 4, 2), float32]"), std::string::npos) << text;
+  EXPECT_NE(text.find("image.resize2d(%x, size=[4, 2]"), std::string::npos) << text;
+  EXPECT_NE(text.find("scales=[2f, 0.5f]"), std::string::npos) << text;
+}
+
 NDArray ints(const std::vector<int64_t>& v) {
   return NDArray::from_vector<int64_t>({static_cast<int64_t>(v.size())}, v);
 }
@@ -83,7 +124,7 @@ NDArray ints(const std::vector<int64_t>& v) {
 // One dyn call with valid operands drawn from `gen`, on data of shape (2, 3, 4).
 Expr random_dyn_call(const Var& x, std::mt19937& gen) {
   auto pick = [&](int64_t n) { return static_cast<int64_t>(gen() % static_cast<unsigned>(n)); };
-  switch (pick(11)) {
+  switch (pick(14)) {
     case 0: return call_op("dyn.reshape", {x, make_constant(ints({pick(2) ? 0 : 2, -1, 2}))}, DynReshapeAttrs{});
     case 1:
       return call_op("dyn.strided_slice", {x, make_constant(ints({pick(3) - 1})), make_constant(ints({4 - pick(6)})),
@@ -118,6 +159,35 @@ Expr random_dyn_call(const Var& x, std::mt19937& gen) {
       DynTriluAttrs attrs;
       attrs.upper = pick(2) == 1;
       return call_op("dyn.trilu", {x, make_constant(NDArray::from_vector<int64_t>({}, {pick(7) - 3}))}, attrs);
+    }
+    case 11: {
+      const int64_t first = pick(5);
+      return make_tuple_get_item(
+          call_op("dyn.split", {x, make_constant(ints({first, 4 - first}))}, DynSplitAttrs{.axis = -1}),
+          static_cast<int>(pick(2)));
+    }
+    case 12: {
+      OneHotAxisAttrs attrs;
+      attrs.axis = pick(4) - 1;
+      Expr indices = call_op("cast", {x}, CastAttrs{.dtype = "int64"});
+      return call_op("dyn.one_hot",
+                     {indices, make_constant(NDArray::scalar(DType::kFloat32, 1)),
+                      make_constant(NDArray::scalar(DType::kFloat32, -1)), make_constant(ints({2 + pick(3)}))},
+                     attrs);
+    }
+    case 13: {
+      ResizeMethodAttrs method;
+      method.method = pick(2) ? "linear" : "nearest_neighbor";
+      ReshapeAttrs image;
+      image.newshape = {1, 2, 3, 4};
+      Expr data = call_op("reshape", {x}, image);
+      NDArray none_f = NDArray::empty({0}, DType::kFloat32), none_i = NDArray::empty({0}, DType::kInt64);
+      NDArray scales = NDArray::from_vector<float>({4}, {1, 1, 2, 0.5f});
+      bool by_sizes = pick(2) == 1;
+      return call_op("dyn.resize2d",
+                     {data, make_constant(none_f), make_constant(by_sizes ? none_f : scales),
+                      make_constant(by_sizes ? ints({1, 2, 5, 3}) : none_i)},
+                     method);
     }
     default: {
       DynReduceAttrs attrs;

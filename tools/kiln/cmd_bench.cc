@@ -46,11 +46,10 @@ int cmd_bench(const Args& args) {
   const int warmup = args.get_int("--warmup", 5), repeat = args.get_int("--repeat", 20);
   check(warmup >= 0 && repeat >= 1, "--warmup must be at least 0 and --repeat at least 1");
   auto compile_start = std::chrono::steady_clock::now();
-  std::shared_ptr<const Artifact> artifact = load_or_compile(args.positionals()[0], args);
+  PreparedRun prepared = prepare_run(args.positionals()[0], args, /*random_by_default=*/true);
   double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - compile_start).count();
-  GraphExecutor executor(artifact, args.get_int("--threads", 1));
-  std::vector<NDArray> inputs = read_inputs(artifact->inputs(), args, /*random_by_default=*/true);
-  for (size_t i = 0; i < inputs.size(); ++i) executor.set_input(i, inputs[i]);
+  GraphExecutor executor(prepared.artifact, args.get_int("--threads", 1));
+  for (size_t i = 0; i < prepared.inputs.size(); ++i) executor.set_input(i, prepared.inputs[i]);
   for (int i = 0; i < warmup; ++i) executor.run();
   std::vector<double> ms;
   for (int i = 0; i < repeat; ++i) {

@@ -58,10 +58,10 @@ int cmd_run(const Args& args) {
     return 0;
   }
   if (engine != "compiled") throw std::move(Error("unsupported engine").expected("compiled or interp", engine));
-  std::shared_ptr<const Artifact> artifact = load_or_compile(path, args);
-  GraphExecutor executor(artifact, args.get_int("--threads", 1));
-  std::vector<NDArray> outputs = run_executor(executor, read_inputs(artifact->inputs(), args));
-  write_outputs(output_names_of(*artifact), outputs, out_dir);
+  PreparedRun prepared = prepare_run(path, args);
+  GraphExecutor executor(prepared.artifact, args.get_int("--threads", 1));
+  std::vector<NDArray> outputs = run_executor(executor, prepared.inputs);
+  write_outputs(output_names_of(*prepared.artifact), outputs, out_dir);
   return 0;
 }
 

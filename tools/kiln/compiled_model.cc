@@ -6,10 +6,12 @@
 #include <iostream>
 #include <random>
 
+#include "kiln/frontend/onnx.h"
 #include "kiln/runtime/npy.h"
 #include "kiln/support/error.h"
 #include "kiln/support/strings.h"
 #include "progress.h"
+#include "shape_variants.h"
 
 namespace kiln::cli {
 
@@ -177,6 +179,28 @@ std::vector<NDArray> read_inputs(const std::vector<TensorInfo>& inputs, const Ar
   }
   if (!missing.empty()) throw Error(cat("missing input tensors: ", join(missing)));
   return values;
+}
+
+PreparedRun prepare_run(const std::string& path, const Args& args, bool random_by_default) {
+  if (!ShapeVariants::is_variants_dir(path)) {
+    std::shared_ptr<const Artifact> artifact = load_or_compile(path, args);
+    return {artifact, read_inputs(artifact->inputs(), args, random_by_default)};
+  }
+  check(args.all("--bind").empty(), "--bind applies when compiling a model; artifact '", path, "' is compiled");
+  ShapeVariants variants = ShapeVariants::load(path);
+  std::vector<TensorInfo> inputs = variants.inputs();
+  for (const std::string& text : args.all("--shape")) {
+    auto [name, shape] = parse_shape_override(text);
+    auto it = std::find_if(inputs.begin(), inputs.end(), [&](const TensorInfo& t) { return t.name == name; });
+    check(it != inputs.end(), "--shape names '", name, "', which is not an input of ", path);
+    it->shape = shape;
+  }
+  PreparedRun run;
+  run.inputs = read_inputs(inputs, args, random_by_default);
+  std::vector<Shape> shapes;
+  for (const NDArray& a : run.inputs) shapes.push_back(a.shape());
+  run.artifact = variant_for(variants, shapes);
+  return run;
 }
 
 std::shared_ptr<const Artifact> load_or_compile(const std::string& path, const Args& args) {

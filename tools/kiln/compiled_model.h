@@ -32,6 +32,15 @@ std::shared_ptr<const Artifact> load_or_compile(const std::string& path, const A
 std::vector<NDArray> read_inputs(const std::vector<TensorInfo>& inputs, const Args& args,
                                  bool random_by_default = false);
 
+// An artifact and the inputs to run it on: `path` loaded (a variants folder: the variant for
+// the inputs' shapes, compiled when absent) or compiled, and the inputs read as read_inputs
+// does. For a variants folder, --shape NAME=D0,... gives the shape of random inputs.
+struct PreparedRun {
+  std::shared_ptr<const Artifact> artifact;
+  std::vector<NDArray> inputs;
+};
+PreparedRun prepare_run(const std::string& path, const Args& args, bool random_by_default = false);
+
 // Runs the executor on `inputs` (one per graph input, in order) and returns the outputs.
 std::vector<NDArray> run_executor(GraphExecutor& executor, const std::vector<NDArray>& inputs);
 

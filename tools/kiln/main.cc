@@ -42,12 +42,12 @@ const std::vector<Command>& commands() {
        "[--print-after-all] [--shape NAME=D0,D1,...] [--bind NAME=VALUE]... [--no-check] [--weights FILE.npz]",
        "print a model's IR, after passes or an opt level's pipeline"},
       {"compile",
-       {"-o", "--target", "-O", "--shape", "--bind", "--disable-pass", "--pass-option", "--weights"},
+       {"-o", "--target", "-O", "--shape", "--bind", "--disable-pass", "--pass-option", "--weights", "--variant"},
        {"--no-check", "--verbose", "--stats"},
        kiln::cli::cmd_compile,
        "kiln compile MODEL -o OUT.kiln [--target c] [-O 0..3] [--disable-pass NAME]... "
        "[--pass-option PASS.KEY=VALUE]... [--shape NAME=D0,D1,...] [--bind NAME=VALUE]... [--no-check] [--verbose] "
-       "[--stats] [--weights FILE.npz]",
+       "[--stats] [--weights FILE.npz] [--variant \"NAME=D0,D1,... [NAME=...]\"]...",
        "compile a model into an artifact folder (graph.json, lib.so, params.bin)"},
       {"run",
        {"--engine", "--inputs", "--outputs", "--random-inputs", "--shape", "--bind", "--threads", "-O", "--target",
@@ -105,6 +105,7 @@ const std::map<std::string, const char*>& flag_help() {
       {"--pass-option", "PASS.KEY=VALUE: an option of a pass (true/false, integer or string)"},
       {"--print-after-all", "print each pass's name, time and the module after it"},
       {"--shape", "NAME=D0,D1,...: fix an input's shape"},
+      {"--variant", "\"NAME=D0,D1,... [NAME=...]\": input shapes to compile ahead when inputs have '?' dimensions"},
       {"--bind", "NAME=VALUE: bind an input to a constant (repeatable)"},
       {"--weights", "FILE.npz: parameter values for an IR-text model"},
       {"--no-check", "skip the model checks before type inference"},

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/attrs/image.h"
 #include "kiln/attrs/indexing.h"
 #include "kiln/attrs/pad.h"
 #include "kiln/attrs/reduce.h"
@@ -61,33 +62,19 @@ FullAttrs full_static_attrs(const DynFullAttrs& attrs, const NDArray& shape);
 int64_t dyn_arange_length(const NDArray& start, const NDArray& limit, const NDArray& delta);
 
 // dyn.pad(data, pads, pad_value): pads = [begin per axis..., end per axis...] over `axes`.
-struct DynPadAttrs {
-  std::string pad_mode = "constant";
+struct DynPadAttrs : PadModeAttrs {
   std::optional<std::vector<int64_t>> axes{};
 
   template <class V>
   void visit(V& v) {
-    v("pad_mode", pad_mode, "constant, edge, reflect or wrap, as nn.pad's.");
+    PadModeAttrs::visit(v);
     v("axes", axes, "The axes pads applies to (negative counts from the end); None for every axis.");
   }
 };
 PadAttrs pad_static_attrs(const DynPadAttrs& attrs, const NDArray& pads, int64_t ndim);
 
 // dyn.topk(data, k): topk's attributes but k.
-struct DynTopKAttrs {
-  int64_t axis = -1;
-  std::string ret_type = "both";
-  bool is_ascend = false;
-  std::string dtype = "int64";
-
-  template <class V>
-  void visit(V& v) {
-    v("axis", axis, "Axis selected along; negative counts from the end.");
-    v("ret_type", ret_type, "Result: \"both\" (the tuple (values, indices)), \"values\" or \"indices\".");
-    v("is_ascend", is_ascend, "Select the smallest elements, ascending, rather than the largest, descending.");
-    v("dtype", dtype, "Integer dtype of the indices.");
-  }
-};
+using DynTopKAttrs = TopKModeAttrs;
 TopKAttrs topk_static_attrs(const DynTopKAttrs& attrs, const NDArray& k);
 
 // dyn.expand_dims(data, axes): ONNX Unsqueeze (axes index the result); dyn.squeeze(data,
@@ -113,17 +100,8 @@ struct DynReduceAttrs {
 // None when the axes are empty and noop_with_empty_axes holds: the result is the data.
 std::optional<ReduceAttrs> reduce_static_attrs(const DynReduceAttrs& attrs, const NDArray& axes);
 
-// dyn.cumsum(data, axis): ONNX CumSum, the axis a one-value tensor.
-struct DynCumsumAttrs {
-  bool exclusive = false;
-  bool reverse = false;
-
-  template <class V>
-  void visit(V& v) {
-    v("exclusive", exclusive, "Leave each element out of its own sum (the first sum is 0).");
-    v("reverse", reverse, "Sum from the end of the axis.");
-  }
-};
+// dyn.cumsum(data, axis): ONNX CumSum, the axis a one-value tensor; cumsum's other attributes.
+using DynCumsumAttrs = CumsumModeAttrs;
 CumsumAttrs cumsum_static_attrs(const DynCumsumAttrs& attrs, const NDArray& axis, int64_t ndim);
 
 // dyn.trilu(data, k): ONNX Trilu, the upper (or lower) triangle of the last two axes from
@@ -141,5 +119,27 @@ int64_t trilu_diagonal(const NDArray& k);
 inline bool trilu_keeps(const DynTriluAttrs& attrs, int64_t k, int64_t i, int64_t j) {
   return attrs.upper ? j - i >= k : j - i <= k;
 }
+
+// dyn.split(data, sizes): ONNX Split with the part sizes a run-time tensor; a tuple of one
+// part per size.
+struct DynSplitAttrs {
+  int64_t axis = 0;
+
+  template <class V>
+  void visit(V& v) {
+    v("axis", axis, "Axis the data is cut along; negative counts from the end.");
+  }
+};
+SplitAttrs split_static_attrs(const DynSplitAttrs& attrs, const NDArray& sizes, const Shape& input);
+
+// dyn.one_hot(indices, on_value, off_value, depth): one_hot with the depth a run-time scalar
+// (ONNX OneHot); the attributes are one_hot's but the depth.
+OneHotAttrs one_hot_static_attrs(const OneHotAxisAttrs& attrs, const NDArray& depth);
+
+// dyn.resize2d(data, roi, scales, sizes): ONNX Resize of a 4-D tensor with its operands given
+// at run time, a value per data axis; sizes wins when it is not empty, roi is read by
+// tf_crop_and_resize only. The attributes are image.resize2d's but the size.
+Resize2DAttrs resize2d_static_attrs(const ResizeMethodAttrs& method, const Shape& input, const NDArray& roi,
+                                    const NDArray& scales, const NDArray& sizes);
 
 }  // namespace kiln

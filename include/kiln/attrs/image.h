@@ -13,9 +13,8 @@
 
 namespace kiln {
 
-struct Resize2DAttrs {
-  std::vector<int64_t> size;
-  std::vector<double> roi{0, 0, 0, 0};
+// How image.resize2d and dyn.resize2d interpolate: everything but the output size.
+struct ResizeMethodAttrs {
   std::string layout = "NCHW";
   std::string method = "linear";
   std::string coordinate_transformation_mode = "half_pixel";
@@ -24,13 +23,10 @@ struct Resize2DAttrs {
   int64_t cubic_exclude = 0;
   double extrapolation_value = 0.0;
   std::string out_dtype;
-  std::optional<std::vector<double>> scales;
   bool antialias = false;
 
   template <class V>
   void visit(V& v) {
-    v("size", size, "Output [height, width].", kRequired);
-    v("roi", roi, "[start_h, start_w, end_h, end_w], normalised; read by tf_crop_and_resize only.");
     v("layout", layout, "Layout of the data: NCHW or NHWC.");
     v("method", method, "nearest_neighbor, linear or cubic.");
     v("coordinate_transformation_mode", coordinate_transformation_mode,
@@ -43,11 +39,25 @@ struct Resize2DAttrs {
     v("cubic_exclude", cubic_exclude, "1: taps outside the input get weight 0 and the rest are renormalised.");
     v("extrapolation_value", extrapolation_value, "Value of outputs sampling outside the input (tf_crop_and_resize).");
     v("out_dtype", out_dtype, "Dtype of the output; \"\" for the data's.");
-    v("scales", scales,
-      "[scale_h, scale_w] (output / input) driving the coordinate mapping; None for size / input extent.");
     v("antialias", antialias,
       "linear and cubic: when shrinking an axis by scale s < 1, stretch the filter by 1 / s so every input "
       "element contributes (ONNX Resize 18 antialias).");
+  }
+  void validate() const;
+};
+
+struct Resize2DAttrs : ResizeMethodAttrs {
+  std::vector<int64_t> size;
+  std::vector<double> roi{0, 0, 0, 0};
+  std::optional<std::vector<double>> scales;
+
+  template <class V>
+  void visit(V& v) {
+    v("size", size, "Output [height, width].", kRequired);
+    v("roi", roi, "[start_h, start_w, end_h, end_w], normalised; read by tf_crop_and_resize only.");
+    ResizeMethodAttrs::visit(v);
+    v("scales", scales,
+      "[scale_h, scale_w] (output / input) driving the coordinate mapping; None for size / input extent.");
   }
   void validate() const;
 };

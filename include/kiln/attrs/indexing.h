@@ -43,6 +43,8 @@ struct TakeAttrs {
     v("mode", mode, "Indices beyond [-n, n): \"clip\" clamps, \"wrap\" wraps around, \"fast\" is an error.");
   }
   void validate() const;
+  // data.shape[:axis] + indices.shape + data.shape[axis+1:] (the indices' shape without an axis).
+  std::vector<int64_t> result_shape(const std::vector<int64_t>& data, const std::vector<int64_t>& indices) const;
 };
 
 struct GatherElementsAttrs {

@@ -14,17 +14,26 @@ namespace kiln {
 
 enum class PadMode : uint8_t { kConstant, kEdge, kReflect, kWrap };
 
-struct PadAttrs {
-  // One [before, after] pair per axis (a list of lists, so kAny); negative amounts crop.
-  AttrValue pad_width;
+// nn.pad's attributes but the amounts (dyn.pad takes them at run time).
+struct PadModeAttrs {
   std::string pad_mode = "constant";
 
   template <class V>
   void visit(V& v) {
-    v("pad_width", pad_width, "One [before, after] pair per axis; negative amounts crop.", kRequired);
     v("pad_mode", pad_mode,
       "constant (pad_value), edge (the edge element), reflect (mirror image without the edge) or wrap (the "
       "opposite end, as if the axis were a ring).");
+  }
+};
+
+struct PadAttrs : PadModeAttrs {
+  // One [before, after] pair per axis (a list of lists, so kAny); negative amounts crop.
+  AttrValue pad_width;
+
+  template <class V>
+  void visit(V& v) {
+    v("pad_width", pad_width, "One [before, after] pair per axis; negative amounts crop.", kRequired);
+    PadModeAttrs::visit(v);
   }
   void validate() const;
 

@@ -16,16 +16,25 @@
 
 namespace kiln {
 
-struct CumsumAttrs {
-  std::optional<int64_t> axis{};
+// cumsum's attributes but the axis (dyn.cumsum takes it at run time).
+struct CumsumModeAttrs {
   bool exclusive = false;
   bool reverse = false;
 
   template <class V>
   void visit(V& v) {
-    v("axis", axis, "Axis summed along (negative counts from the end); None sums the flattened data.");
     v("exclusive", exclusive, "Leave each element out of its own sum (the first sum is 0).");
     v("reverse", reverse, "Sum from the end of the axis.");
+  }
+};
+
+struct CumsumAttrs : CumsumModeAttrs {
+  std::optional<int64_t> axis{};
+
+  template <class V>
+  void visit(V& v) {
+    v("axis", axis, "Axis summed along (negative counts from the end); None sums the flattened data.");
+    CumsumModeAttrs::visit(v);
   }
 };
 
@@ -68,8 +77,8 @@ struct FullAttrs {
   DType result_dtype(DType fill_dtype) const;
 };
 
-struct TopKAttrs {
-  int64_t k = 1;
+// topk's attributes but k (dyn.topk takes it at run time).
+struct TopKModeAttrs {
   int64_t axis = -1;
   std::string ret_type = "both";
   bool is_ascend = false;
@@ -77,11 +86,20 @@ struct TopKAttrs {
 
   template <class V>
   void visit(V& v) {
-    v("k", k, "Number of elements selected; k < 1 selects the whole axis.");
     v("axis", axis, "Axis selected along; negative counts from the end.");
     v("ret_type", ret_type, "Result: \"both\" (the tuple (values, indices)), \"values\" or \"indices\".");
     v("is_ascend", is_ascend, "Select the smallest elements, ascending, rather than the largest, descending.");
     v("dtype", dtype, "Integer dtype of the indices.");
+  }
+};
+
+struct TopKAttrs : TopKModeAttrs {
+  int64_t k = 1;
+
+  template <class V>
+  void visit(V& v) {
+    v("k", k, "Number of elements selected; k < 1 selects the whole axis.");
+    TopKModeAttrs::visit(v);
   }
   void validate() const;
   DType indices_dtype() const;

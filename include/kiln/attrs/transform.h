@@ -37,6 +37,8 @@ struct SqueezeAttrs {
   void visit(V& v) {
     v("axis", axis, "The unit dims to remove (negative counts from the end); None removes every unit dim.");
   }
+  // The result's shape for data of shape `data`; unknown dims (-1) are removed only when named.
+  std::vector<int64_t> result_shape(const std::vector<int64_t>& data) const;
 };
 
 struct ExpandDimsAttrs {
@@ -58,6 +60,8 @@ struct TransposeAttrs {
   void visit(V& v) {
     v("axes", axes, "Output dim i is input dim axes[i] (negative counts from the end); None reverses the dims.");
   }
+  // The permutation axes describes for data of shape `data` (None reverses the dims).
+  std::vector<int64_t> permutation(const std::vector<int64_t>& data) const;
 };
 
 struct LayoutTransformAttrs {
@@ -107,18 +111,30 @@ struct SplitAttrs {
   std::vector<int64_t> indices() const { return indices_or_sections.as_ints(); }
 };
 
-struct OneHotAttrs {
-  int64_t depth = 0;
+// one_hot's attributes but the depth (dyn.one_hot takes it at run time).
+struct OneHotAxisAttrs {
   int64_t axis = -1;
   std::string dtype = "float32";
 
   template <class V>
   void visit(V& v) {
-    v("depth", depth, "Extent of the new axis (>= 0); indices outside [0, depth) give all off_value.", kRequired);
     v("axis", axis, "Position of the new axis in the result; negative counts from the end (-1 appends).");
     v("dtype", dtype, "Dtype of the result.");
   }
   void validate() const;
+};
+
+struct OneHotAttrs : OneHotAxisAttrs {
+  int64_t depth = 0;
+
+  template <class V>
+  void visit(V& v) {
+    v("depth", depth, "Extent of the new axis (>= 0); indices outside [0, depth) give all off_value.", kRequired);
+    OneHotAxisAttrs::visit(v);
+  }
+  void validate() const;
+  // The result's shape for indices of shape `indices` (depth may be '?').
+  std::vector<int64_t> result_shape(const std::vector<int64_t>& indices) const;
 };
 
 struct ReverseSequenceAttrs {

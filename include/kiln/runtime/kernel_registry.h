@@ -3,11 +3,14 @@
 // Tuple arguments arrive flattened, field by field; tuple results are several outputs.
 // Attributes arrive normalised: every attribute of the op's schema is present.
 // An output whose extent depends on the data (the relation gives '?', as for NonZero) arrives
-// undefined (!defined()); the kernel allocates it.
+// undefined (!defined()); the kernel allocates it. So does a kernel given an output function
+// (add_output_fn, Relay's shape functions): the graph executor leaves every output of run-time
+// shape undefined, and such a kernel sizes it from its inputs' actual shapes.
 #pragma once
 
 #include <functional>
 #include <map>
+#include <set>
 #include <span>
 #include <string>
 
@@ -18,6 +21,13 @@
 namespace kiln {
 
 using KernelFn = std::function<void(const Attrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs)>;
+
+struct OutputSpec {
+  Shape shape;
+  DType dtype;
+};
+// Every output's shape and dtype from the attributes and the inputs.
+using OutputFn = std::function<std::vector<OutputSpec>(const Attrs& attrs, std::span<const NDArray> inputs)>;
 
 class KernelRegistry {
  public:
@@ -33,12 +43,18 @@ class KernelRegistry {
       fn(attrs_from<T>(attrs, name), in, out);
     });
   }
+  // Makes the kernel `name` (added before) allocate, by `fn`, the outputs it is given undefined.
+  void add_output_fn(const std::string& name, OutputFn fn);
+  // Whether the kernel allocates outputs of run-time shape: it has an output function, or its
+  // op is a dyn.* op, all of which size their results.
+  bool sizes_outputs(const std::string& name) const;
   const KernelFn* find(const std::string& name) const;
   // Throws kiln::Error naming the op when there is no kernel.
   const KernelFn& get(const std::string& name) const;
 
  private:
   std::map<std::string, KernelFn> kernels_;
+  std::set<std::string> sizing_;  // the kernels with an output function
 };
 
 }  // namespace kiln

@@ -16,6 +16,10 @@ using Shape = std::vector<int64_t>;
 int64_t num_elements(const Shape& shape);
 // Row-major strides in elements.
 std::vector<int64_t> contiguous_strides(const Shape& shape);
+// Numpy broadcasting of two shapes, for type relations and the kernels' output functions
+// alike; unknown dims (-1, the IR's '?') broadcast against anything. Throws naming both
+// shapes when they are incompatible.
+Shape broadcast_shapes(const Shape& a, const Shape& b);
 
 class NDArray {
  public:

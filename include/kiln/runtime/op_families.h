@@ -16,6 +16,7 @@
   F(nn_norm) \
   F(nn_softmax) \
   F(nn_attention) \
+  F(nn_recurrent) \
   F(nn_activation) \
   F(nn_bias_add) \
   F(nn_pad) \
@@ -56,5 +57,6 @@
   F(signal_window) \
   F(random) \
   F(control_unreachable) \
-  F(dyn)
+  F(dyn) \
+  F(dyn_shape)
 // clang-format on

@@ -1,13 +1,14 @@
 // Ops: dyn.reshape, dyn.strided_slice, dyn.broadcast_to, dyn.tile, dyn.full, dyn.arange,
-// dyn.pad, dyn.topk, dyn.expand_dims, dyn.squeeze, dyn.reduce, dyn.cumsum, dyn.trilu -- the static ops with their
-// shape-like operand (shape, slice bounds, repeats, pads, k, axes) given as a tensor argument
-// whose value is known only at run time (Relay's dyn.*; see kiln/attrs/dyn.h). The relations
-// know the result's rank from the operand's static length and give '?' for every extent the
-// value decides; the kernels size the result at run time. There is no compute: generated code
-// needs static shapes, so build() refuses these ops and DynamicToStatic turns every call whose
-// operands are constants back into the static op.
+// dyn.pad, dyn.topk, dyn.expand_dims, dyn.squeeze, dyn.reduce, dyn.cumsum, dyn.trilu, dyn.split, dyn.one_hot,
+// dyn.resize2d -- the static ops with their shape-like operand (shape, slice bounds, repeats, pads, k, axes, depth,
+// scales, sizes) given as a tensor argument whose value is known only at run time (Relay's dyn.*; see
+// kiln/attrs/dyn.h). The relations know the result's rank from the operand's static length and give '?' for every
+// extent the value decides; the kernels size the result at run time. There is no compute: generated code needs static
+// shapes, so build() refuses these ops and DynamicToStatic turns every call whose operands are constants back into the
+// static op.
 #include "kiln/attrs/dyn.h"
 
+#include "op/nn/window_attrs.h"
 #include "op/op_util.h"
 #include "op/tensor/elemwise_checks.h"
 
@@ -15,10 +16,14 @@ namespace kiln {
 
 namespace {
 
-// The static length of a 1-D integer operand (a scalar counts as one value).
-int64_t operand_length(const std::vector<Type>& args, size_t i, const std::string& name) {
+// The static length of a 1-D integer (or, for resize's roi and scales, floating-point)
+// operand; a scalar counts as one value.
+int64_t operand_length(const std::vector<Type>& args, size_t i, const std::string& name, bool integers = true) {
   const TensorTypeNode& t = arg_tensor(args, i, name);
-  if (!is_int(t.dtype))
+  if (!integers && !is_float(t.dtype))
+    throw std::move(Error(cat("argument '", name, "' must hold floating-point values"))
+                        .expected("a float dtype", std::string(dtype_name(t.dtype))));
+  if (integers && !is_int(t.dtype))
     throw std::move(Error(cat("argument '", name, "' must hold integers"))
                         .expected("an integer dtype", std::string(dtype_name(t.dtype))));
   if (t.ndim() > 1 || (t.ndim() == 1 && t.shape[0] == kAnyDim))
@@ -177,6 +182,47 @@ Type dyn_trilu_relation(const std::vector<Type>& args, const DynTriluAttrs&) {
   return dyn_same_type_relation(args, "k");
 }
 
+// One part per size, each with a '?' extent along the axis.
+Type dyn_split_relation(const std::vector<Type>& args, const DynSplitAttrs& attrs) {
+  const TensorTypeNode& data = arg_tensor(args, 0, "data");
+  const int64_t parts = operand_length(args, 1, "sizes");
+  if (parts < 1) throw std::move(Error("argument 'sizes' must not be empty").expected("at least 1 value", "none"));
+  Shape part = data.shape;
+  part[static_cast<size_t>(checked_axis(attrs.axis, "axis", data.shape))] = kAnyDim;
+  return tuple_type(std::vector<Type>(static_cast<size_t>(parts), tensor_type(part, data.dtype)));
+}
+
+Type dyn_one_hot_relation(const std::vector<Type>& args, const OneHotAxisAttrs& attrs) {
+  const TensorTypeNode& indices = arg_tensor(args, 0, "indices");
+  if (!is_int(indices.dtype))
+    throw std::move(Error("argument 'indices' must hold integers")
+                        .expected("an integer dtype", std::string(dtype_name(indices.dtype))));
+  for (size_t i : {1, 2}) {
+    const char* name = i == 1 ? "on_value" : "off_value";
+    if (arg_tensor(args, i, name).ndim() != 0)
+      throw std::move(Error(cat("argument '", name, "' must be a scalar")).expected("shape ()", type_str(args[i])));
+  }
+  if (operand_length(args, 3, "depth") != 1)
+    throw std::move(Error("argument 'depth' must be one value").expected("a scalar or 1 value", type_str(args[3])));
+  OneHotAttrs unknown_depth;
+  static_cast<OneHotAxisAttrs&>(unknown_depth) = attrs;
+  unknown_depth.depth = kAnyDim;
+  return tensor_type(unknown_depth.result_shape(indices.shape), parse_dtype(attrs.dtype));
+}
+
+// The spatial extents are '?'; the operands' lengths are checked where they are read, as
+// an absent one is an empty tensor.
+Type dyn_resize2d_relation(const std::vector<Type>& args, const ResizeMethodAttrs& attrs) {
+  const TensorTypeNode& data = arg_tensor_of_rank(args, 0, "data", 4, attrs.layout);
+  operand_length(args, 1, "roi", false);
+  operand_length(args, 2, "scales", false);
+  operand_length(args, 3, "sizes");
+  Shape out = data.shape;
+  const size_t h = attrs.layout == "NHWC" ? 1 : 2;
+  out[h] = out[h + 1] = kAnyDim;
+  return tensor_type(out, out_dtype_of(attrs.out_dtype, data.dtype));
+}
+
 }  // namespace
 
 void register_dyn_ops(OpRegistry& registry) {
@@ -271,6 +317,31 @@ void register_dyn_ops(OpRegistry& registry) {
       .arg("k")
       .attrs<DynTriluAttrs>()
       .set_relation<DynTriluAttrs>(dyn_trilu_relation)
+      .set_pattern(OpPattern::kOpaque);
+  registry.add("dyn.split")
+      .describe("split into parts of run-time sizes along an axis (ONNX Split with the split input).")
+      .arg("data")
+      .arg("sizes")
+      .attrs<DynSplitAttrs>()
+      .set_relation<DynSplitAttrs>(dyn_split_relation)
+      .set_pattern(OpPattern::kOpaque);
+  registry.add("dyn.one_hot")
+      .describe("one_hot with the depth a run-time value (ONNX OneHot).")
+      .arg("indices")
+      .arg("on_value")
+      .arg("off_value")
+      .arg("depth")
+      .attrs<OneHotAxisAttrs>()
+      .set_relation<OneHotAxisAttrs>(dyn_one_hot_relation)
+      .set_pattern(OpPattern::kOpaque);
+  registry.add("dyn.resize2d")
+      .describe("image.resize2d with ONNX Resize's roi, scales and sizes run-time tensors (empty when absent).")
+      .arg("data")
+      .arg("roi")
+      .arg("scales")
+      .arg("sizes")
+      .attrs<ResizeMethodAttrs>()
+      .set_relation<ResizeMethodAttrs>(dyn_resize2d_relation)
       .set_pattern(OpPattern::kOpaque);
 }
 

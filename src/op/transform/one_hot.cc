@@ -18,10 +18,8 @@ Type one_hot_relation(const std::vector<Type>& args, const OneHotAttrs& attrs) {
   if (!is_int(indices.dtype))
     throw std::move(Error(cat("argument 'indices' with shape ", shape_str(indices.shape), " must hold integers"))
                         .expected("an integer dtype", std::string(dtype_name(indices.dtype))));
-  int64_t axis = normalize_axis(attrs.axis, indices.ndim() + 1, "one_hot axis");
-  Shape out = indices.shape;
-  out.insert(out.begin() + axis, attrs.depth);
-  return tensor_type(std::move(out), parse_dtype(attrs.dtype));
+  normalize_axis(attrs.axis, indices.ndim() + 1, "one_hot axis");  // its error names the op
+  return tensor_type(attrs.result_shape(indices.shape), parse_dtype(attrs.dtype));
 }
 
 Type reverse_sequence_relation(const std::vector<Type>& args, const ReverseSequenceAttrs& attrs) {

@@ -152,26 +152,7 @@ Type reshape_relation(const std::vector<Type>& args, const ReshapeAttrs& attrs) 
 Type squeeze_relation(const std::vector<Type>& args, const SqueezeAttrs& attrs) {
   const TensorTypeNode& data = arg_tensor(args, 0, "data");
   // Unknown dims are kept by squeeze(axis=None): they may not be 1 at run time.
-  std::vector<bool> drop(data.shape.size(), false);
-  if (!attrs.axis) {
-    for (size_t d = 0; d < drop.size(); ++d) drop[d] = data.shape[d] == 1;
-  } else {
-    for (int64_t axis : *attrs.axis) {
-      int64_t a = normalize_axis(axis, data.ndim(), "squeeze axis");
-      if (drop[a])
-        throw std::move(Error(cat("axis ", axis, " appears twice in 'axis'")).expected("distinct axes", "a repeat"));
-      int64_t extent = data.shape[a];
-      if (extent != 1 && extent != kAnyDim)
-        throw std::move(
-            Error(cat("cannot squeeze axis ", axis, " of argument 'data' with shape ", shape_str(data.shape)))
-                .expected("extent 1", cat(extent)));
-      drop[a] = true;
-    }
-  }
-  Shape out;
-  for (size_t d = 0; d < drop.size(); ++d)
-    if (!drop[d]) out.push_back(data.shape[d]);
-  return tensor_type(std::move(out), data.dtype);
+  return tensor_type(attrs.result_shape(data.shape), data.dtype);
 }
 
 Type expand_dims_relation(const std::vector<Type>& args, const ExpandDimsAttrs& attrs) {

@@ -23,13 +23,8 @@ Type take_relation(const std::vector<Type>& args, const TakeAttrs& attrs) {
   if (indices.dtype != DType::kInt32 && indices.dtype != DType::kInt64)
     throw std::move(Error(cat("argument 'indices' with shape ", shape_str(indices.shape), " must hold integers"))
                         .expected("int32 or int64", std::string(dtype_name(indices.dtype))));
-  if (!attrs.axis) return tensor_type(indices.shape, data.dtype);  // indexes the flattened data
-  int64_t axis = normalize_axis(*attrs.axis, data.ndim(), "take axis");
-  // data.shape[:axis] + indices.shape + data.shape[axis+1:]
-  Shape out(data.shape.begin(), data.shape.begin() + axis);
-  out.insert(out.end(), indices.shape.begin(), indices.shape.end());
-  out.insert(out.end(), data.shape.begin() + axis + 1, data.shape.end());
-  return tensor_type(std::move(out), data.dtype);
+  if (attrs.axis) normalize_axis(*attrs.axis, data.ndim(), "take axis");  // its error names the op
+  return tensor_type(attrs.result_shape(data.shape, indices.shape), data.dtype);
 }
 
 std::vector<te::Tensor> strided_slice_compute(const ComputeInput& call, const StridedSliceAttrs& attrs) {

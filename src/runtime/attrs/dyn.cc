@@ -163,7 +163,7 @@ PadAttrs pad_static_attrs(const DynPadAttrs& attrs, const NDArray& pads, int64_t
   for (size_t i = 0; i < axes.size(); ++i) pairs[static_cast<size_t>(axes[i])] = {amounts[i], amounts[i + axes.size()]};
   PadAttrs out;
   out.pad_width = PadAttrs::width_of(pairs);
-  out.pad_mode = attrs.pad_mode;
+  static_cast<PadModeAttrs&>(out) = attrs;
   out.validate();
   return out;
 }
@@ -174,11 +174,8 @@ TopKAttrs topk_static_attrs(const DynTopKAttrs& attrs, const NDArray& k) {
   // topk's k < 1 takes the whole axis; ONNX's K does not.
   if (values[0] < 1) throw std::move(Error("topk's k must be positive").expected(">= 1", cat(values[0])));
   TopKAttrs out;
+  static_cast<TopKModeAttrs&>(out) = attrs;
   out.k = values[0];
-  out.axis = attrs.axis;
-  out.ret_type = attrs.ret_type;
-  out.is_ascend = attrs.is_ascend;
-  out.dtype = attrs.dtype;
   out.validate();
   return out;
 }
@@ -211,9 +208,8 @@ CumsumAttrs cumsum_static_attrs(const DynCumsumAttrs& attrs, const NDArray& axis
   if (values.size() != 1)
     throw std::move(Error("cumsum's axis must be one value").expected("1 value", cat(values.size())));
   CumsumAttrs out;
+  static_cast<CumsumModeAttrs&>(out) = attrs;
   out.axis = axis_in(values[0], ndim, "axis");
-  out.exclusive = attrs.exclusive;
-  out.reverse = attrs.reverse;
   return out;
 }
 
@@ -234,6 +230,78 @@ std::optional<ReduceAttrs> reduce_static_attrs(const DynReduceAttrs& attrs, cons
   out.axis = ints_of(axes, "axes");
   if (out.axis->empty() && attrs.noop_with_empty_axes) return std::nullopt;
   out.keepdims = attrs.keepdims;
+  return out;
+}
+
+SplitAttrs split_static_attrs(const DynSplitAttrs& attrs, const NDArray& sizes, const Shape& input) {
+  const int64_t axis = axis_in(attrs.axis, static_cast<int64_t>(input.size()), "axis");
+  std::vector<int64_t> parts = ints_of(sizes, "sizes");
+  std::vector<int64_t> indices;
+  int64_t at = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (parts[i] < 0) throw std::move(Error("split's sizes must not be negative").expected(">= 0", cat(parts[i])));
+    at += parts[i];
+    if (i + 1 < parts.size()) indices.push_back(at);
+  }
+  const int64_t extent = input[static_cast<size_t>(axis)];
+  if (at != extent)
+    throw std::move(Error(cat("split's sizes do not add up to axis ", axis, " of ", shape_str(input)))
+                        .expected(cat(extent), cat(at)));
+  if (parts.empty()) throw std::move(Error("split's sizes must not be empty").expected("at least 1 value", "none"));
+  SplitAttrs out;
+  // One part is one section: an empty index list would not say its kind.
+  out.indices_or_sections = parts.size() == 1 ? AttrValue(int64_t{1}) : AttrValue(indices);
+  out.axis = axis;
+  return out;
+}
+
+OneHotAttrs one_hot_static_attrs(const OneHotAxisAttrs& attrs, const NDArray& depth) {
+  if (depth.numel() != 1)
+    throw std::move(Error("one_hot's depth must be one value").expected("1 value", shape_str(depth.shape())));
+  OneHotAttrs out;
+  static_cast<OneHotAxisAttrs&>(out) = attrs;
+  out.depth = static_cast<int64_t>(depth.at(0));
+  if (out.depth < 1) throw std::move(Error("one_hot's depth must be positive").expected(">= 1", cat(out.depth)));
+  out.validate();
+  return out;
+}
+
+// ONNX's roi, scales and sizes list a value per axis of the data, in its layout; only the
+// spatial axes may change.
+Resize2DAttrs resize2d_static_attrs(const ResizeMethodAttrs& method, const Shape& input, const NDArray& roi,
+                                    const NDArray& scales, const NDArray& sizes) {
+  if (input.size() != 4) throw std::move(Error("only 4-D tensors can be resized").expected("rank 4", shape_str(input)));
+  const size_t h = method.layout == "NHWC" ? 1 : 2, w = h + 1;
+  Resize2DAttrs out;
+  static_cast<ResizeMethodAttrs&>(out) = method;
+  Shape result = input;
+  if (sizes.numel() > 0) {
+    std::vector<int64_t> values = ints_of(sizes, "sizes");
+    if (values.size() != 4)
+      throw std::move(Error("resize's sizes must have a value per axis").expected("4 values", cat(values.size())));
+    result = values;
+  } else {
+    std::vector<double> ratios = scales.to_doubles();
+    if (ratios.size() != 4)
+      throw std::move(
+          Error("resize needs scales or sizes with a value per axis").expected("4 values", cat(ratios.size())));
+    for (size_t d = 0; d < 4; ++d)
+      result[d] = static_cast<int64_t>(std::floor(static_cast<double>(input[d]) * ratios[d]));
+    out.scales = std::vector<double>{ratios[h], ratios[w]};
+  }
+  for (size_t d = 0; d < 4; ++d)
+    if (d != h && d != w && result[d] != input[d])
+      throw std::move(Error("resizing the batch or channel axis is not supported")
+                          .expected(cat("extent ", input[d], " at axis ", d), shape_str(result)));
+  out.size = {result[h], result[w]};
+  if (method.coordinate_transformation_mode == "tf_crop_and_resize") {
+    std::vector<double> bounds = roi.to_doubles();
+    if (bounds.size() != 8)
+      throw std::move(Error("tf_crop_and_resize needs roi: the starts then the ends of every axis")
+                          .expected("8 values", cat(bounds.size())));
+    out.roi = {bounds[h], bounds[w], bounds[4 + h], bounds[4 + w]};
+  }
+  out.validate();
   return out;
 }
 

@@ -6,7 +6,7 @@
 
 namespace kiln {
 
-void Resize2DAttrs::validate() const {
+void ResizeMethodAttrs::validate() const {
   check_choice("layout", layout, {"NCHW", "NHWC"});
   check_choice("method", method, {"nearest_neighbor", "linear", "cubic"});
   check_choice("coordinate_transformation_mode", coordinate_transformation_mode,
@@ -14,6 +14,10 @@ void Resize2DAttrs::validate() const {
                 "tf_crop_and_resize", "half_pixel_symmetric"});
   check_choice("rounding_method", rounding_method,
                {"", "round", "floor", "ceil", "round_prefer_floor", "round_prefer_ceil"});
+}
+
+void Resize2DAttrs::validate() const {
+  ResizeMethodAttrs::validate();
   if (size.size() != 2 || size[0] < 1 || size[1] < 1)
     throw std::move(Error("attribute 'size' must hold the output height and width")
                         .expected("[h, w] with h, w >= 1", AttrValue(size).to_string()));

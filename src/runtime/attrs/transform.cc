@@ -59,9 +59,77 @@ void SplitAttrs::validate() const {
                         .expected("an int or a list of ints", spec.to_string()));
 }
 
+namespace {
+
+std::string ints_str(const std::vector<int64_t>& values) { return "[" + join(values) + "]"; }
+
+int64_t axis_of(int64_t axis, int64_t ndim, const std::string& what) {
+  int64_t a = axis < 0 ? axis + ndim : axis;
+  if (a < 0 || a >= ndim)
+    throw std::move(Error(cat(what, " out of range")).expected(cat("in [", -ndim, ", ", ndim, ")"), cat(axis)));
+  return a;
+}
+
+}  // namespace
+
+std::vector<int64_t> SqueezeAttrs::result_shape(const std::vector<int64_t>& data) const {
+  const auto ndim = static_cast<int64_t>(data.size());
+  std::vector<bool> drop(data.size(), false);
+  if (!axis) {
+    for (size_t d = 0; d < drop.size(); ++d) drop[d] = data[d] == 1;
+  } else {
+    for (int64_t a : *axis) {
+      auto d = static_cast<size_t>(axis_of(a, ndim, "squeeze axis"));
+      if (drop[d])
+        throw std::move(Error(cat("axis ", a, " appears twice in 'axis'")).expected("distinct axes", "a repeat"));
+      if (data[d] != 1 && data[d] != -1)
+        throw std::move(Error(cat("cannot squeeze axis ", a, " of argument 'data' with shape ", shape_str(data)))
+                            .expected("extent 1", cat(data[d])));
+      drop[d] = true;
+    }
+  }
+  std::vector<int64_t> out;
+  for (size_t d = 0; d < drop.size(); ++d)
+    if (!drop[d]) out.push_back(data[d]);
+  return out;
+}
+
+std::vector<int64_t> TransposeAttrs::permutation(const std::vector<int64_t>& data) const {
+  const auto ndim = static_cast<int64_t>(data.size());
+  std::vector<int64_t> perm;
+  if (!axes) {
+    for (int64_t d = ndim - 1; d >= 0; --d) perm.push_back(d);
+    return perm;
+  }
+  if (static_cast<int64_t>(axes->size()) != ndim)
+    throw std::move(Error(cat("'axes' must list every dim of argument 'data' with shape ", shape_str(data)))
+                        .expected(cat(ndim, " axes"), ints_str(*axes)));
+  std::vector<bool> seen(axes->size(), false);
+  for (int64_t axis : *axes) {
+    int64_t a = axis_of(axis, ndim, "transpose axis");
+    if (seen[static_cast<size_t>(a)])
+      throw std::move(Error(cat("'axes' is not a permutation: dim ", a, " appears twice"))
+                          .expected(cat("a permutation of the ", ndim, " dims of ", shape_str(data)), ints_str(*axes)));
+    seen[static_cast<size_t>(a)] = true;
+    perm.push_back(a);
+  }
+  return perm;
+}
+
+void OneHotAxisAttrs::validate() const { parse_dtype_attr("dtype", dtype); }
+
 void OneHotAttrs::validate() const {
   if (depth < 0) throw std::move(Error("attribute 'depth' must not be negative").expected(">= 0", cat(depth)));
-  parse_dtype_attr("dtype", dtype);
+  OneHotAxisAttrs::validate();
+}
+
+std::vector<int64_t> OneHotAttrs::result_shape(const std::vector<int64_t>& indices) const {
+  const auto rank = static_cast<int64_t>(indices.size()) + 1;
+  if (axis < -rank || axis >= rank)
+    throw std::move(Error("attribute 'axis' is out of range").expected(cat("[", -rank, ", ", rank, ")"), cat(axis)));
+  std::vector<int64_t> out = indices;
+  out.insert(out.begin() + (axis < 0 ? axis + rank : axis), depth);
+  return out;
 }
 
 void TfIdfVectorizerAttrs::validate() const {

@@ -2,6 +2,20 @@
 
 namespace kiln {
 
+OutputFn broadcast_output(std::optional<DType> dtype, size_t dtype_from) {
+  return [dtype, dtype_from](const Attrs&, std::span<const NDArray> in) {
+    Shape shape = in[0].shape();
+    for (size_t k = 1; k < in.size(); ++k) shape = broadcast_shapes(shape, in[k].shape());
+    return std::vector<OutputSpec>{{shape, dtype.value_or(in[dtype_from].dtype())}};
+  };
+}
+
+OutputFn same_shape_output(std::optional<DType> dtype) {
+  return [dtype](const Attrs&, std::span<const NDArray> in) {
+    return std::vector<OutputSpec>{{in[0].shape(), dtype.value_or(in[0].dtype())}};
+  };
+}
+
 BroadcastIndexer::BroadcastIndexer(const Shape& in_shape, const Shape& out_shape)
     : out_shape_(out_shape), in_strides_(out_shape.size(), 0) {
   check(in_shape.size() <= out_shape.size(), "broadcast: input has more dims than output");

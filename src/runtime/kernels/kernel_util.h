@@ -1,6 +1,7 @@
 // Helpers shared by the reference kernels.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -26,6 +27,12 @@ class BroadcastIndexer {
 // Multi-dimensional index of a flat row-major index, and back.
 std::vector<int64_t> unravel(int64_t flat, const Shape& shape);
 int64_t ravel(const std::vector<int64_t>& index, const Shape& shape);
+
+// Output functions (KernelRegistry::add_output_fn) of elementwise kernels: one output, the
+// shape of every input broadcast together (or of the first input), the dtype `dtype` or else
+// input `dtype_from`'s.
+OutputFn broadcast_output(std::optional<DType> dtype = std::nullopt, size_t dtype_from = 0);
+OutputFn same_shape_output(std::optional<DType> dtype = std::nullopt);
 
 // Axis in [0, ndim) from a possibly negative one (kernels get validated attrs).
 inline int64_t wrap_axis(int64_t axis, int64_t ndim) { return axis < 0 ? axis + ndim : axis; }

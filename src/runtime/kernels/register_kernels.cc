@@ -1,4 +1,6 @@
 // Registers the reference kernels of every op family of kiln/runtime/op_families.h on first use.
+#include <algorithm>
+
 #include "kiln/runtime/kernel_registry.h"
 #include "kiln/runtime/op_families.h"
 #include "kiln/support/error.h"
@@ -23,6 +25,26 @@ const KernelRegistry& KernelRegistry::global() {
 void KernelRegistry::add(const std::string& name, KernelFn fn) {
   check(!kernels_.count(name), "reference kernel '", name, "' registered twice");
   kernels_[name] = std::move(fn);
+}
+
+void KernelRegistry::add_output_fn(const std::string& name, OutputFn fn) {
+  auto it = kernels_.find(name);
+  check(it != kernels_.end(), "output function for '", name, "', which has no reference kernel");
+  check(sizing_.insert(name).second, "output function for '", name, "' registered twice");
+  it->second = [kernel = std::move(it->second), fn = std::move(fn)](const Attrs& attrs, std::span<const NDArray> in,
+                                                                    std::span<NDArray> out) {
+    if (std::any_of(out.begin(), out.end(), [](const NDArray& o) { return !o.defined(); })) {
+      std::vector<OutputSpec> specs = fn(attrs, in);
+      check(specs.size() == out.size(), "output function gives ", specs.size(), " outputs for ", out.size());
+      for (size_t k = 0; k < out.size(); ++k)
+        if (!out[k].defined()) out[k] = NDArray::empty(specs[k].shape, specs[k].dtype);
+    }
+    kernel(attrs, in, out);
+  };
+}
+
+bool KernelRegistry::sizes_outputs(const std::string& name) const {
+  return sizing_.count(name) > 0 || name.rfind("dyn.", 0) == 0;
 }
 
 const KernelFn* KernelRegistry::find(const std::string& name) const {

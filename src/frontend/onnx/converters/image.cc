@@ -11,18 +11,6 @@ namespace kiln::frontend {
 
 namespace {
 
-// image.resize2d's attributes except the output size.
-struct ResizeMode {
-  std::string method = "nearest_neighbor";
-  std::string coordinates = "half_pixel";
-  std::string rounding = "round_prefer_floor";
-  double cubic_alpha = -0.75;
-  int64_t cubic_exclude = 0;
-  double extrapolation = 0.0;
-  std::vector<double> roi{0, 0, 0, 0};
-  bool antialias = false;
-};
-
 std::string method_of(const std::string& mode) {
   if (mode == "nearest") return "nearest_neighbor";
   if (mode == "linear" || mode == "bilinear") return "linear";
@@ -38,17 +26,17 @@ const Shape& image_shape(ConvertContext& c) {
   return shape;
 }
 
+// How ONNX's Resize interpolates, with the roi (tf_crop_and_resize) when known at import.
+struct ResizeMode {
+  ResizeMethodAttrs method;
+  std::vector<double> roi{0, 0, 0, 0};
+};
+
 Resize2DAttrs resize_attrs(int64_t height, int64_t width, const ResizeMode& m) {
   Resize2DAttrs a;
+  static_cast<ResizeMethodAttrs&>(a) = m.method;
   a.size = {height, width};
   a.roi = m.roi;
-  a.method = m.method;
-  a.coordinate_transformation_mode = m.coordinates;
-  a.rounding_method = m.rounding;
-  a.cubic_alpha = m.cubic_alpha;
-  a.cubic_exclude = m.cubic_exclude;
-  a.extrapolation_value = m.extrapolation;
-  a.antialias = m.antialias;
   return a;
 }
 
@@ -80,13 +68,30 @@ std::vector<double> doubles_of(const NDArray& a) { return a.to_doubles(); }
 
 // Opset 10: Upsample's semantics (asymmetric coordinates; nearest rounds down when
 // enlarging and up when shrinking).
+// Run-time scales are taken to enlarge, as Upsample's specification requires.
 ResizeMode legacy_mode(ConvertContext& c, const std::vector<double>& scales) {
   ResizeMode m;
-  m.method = method_of(c.attrs().get_string("mode", "nearest"));
-  m.coordinates = "asymmetric";
+  ResizeMethodAttrs& a = m.method;
+  a.method = method_of(c.attrs().get_string("mode", "nearest"));
+  a.coordinate_transformation_mode = "asymmetric";
+  a.cubic_alpha = -0.75;
   bool shrinking = scales.size() == 4 && (scales[2] < 1 || scales[3] < 1);
-  m.rounding = m.method == "nearest_neighbor" ? (shrinking ? "ceil" : "floor") : "";
+  a.rounding_method = a.method == "nearest_neighbor" ? (shrinking ? "ceil" : "floor") : "";
   return m;
+}
+
+// image.resize2d with roi, scales and sizes run-time tensors (an absent one empty). Opsets 9
+// and 10 give the scales as input 1 and have no roi or sizes.
+Expr dynamic_resize(ConvertContext& c, const ResizeMethodAttrs& method, bool scales_only = false) {
+  image_shape(c);
+  auto operand = [&](std::optional<size_t> i, DType dtype) {
+    return i && c.has_input(*i) ? c.input(*i) : make_constant(NDArray::empty({0}, dtype));
+  };
+  auto at = [&](size_t i) { return scales_only ? std::nullopt : std::optional(i); };
+  return call_op("dyn.resize2d",
+                 {c.input(0), operand(at(1), DType::kFloat32), operand(scales_only ? 1 : 2, DType::kFloat32),
+                  operand(at(3), DType::kInt64)},
+                 method);
 }
 
 ConvertResult convert_upsample_v7(ConvertContext& c) {
@@ -95,6 +100,7 @@ ConvertResult convert_upsample_v7(ConvertContext& c) {
 }
 
 ConvertResult convert_upsample_v9(ConvertContext& c) {
+  if (!c.constant_input(1)) return dynamic_resize(c, legacy_mode(c, {}).method, true);
   std::vector<double> scales = doubles_of(c.require_constant_input(1, "scales"));
   return resize_by_scales(c, scales, legacy_mode(c, scales));
 }
@@ -168,28 +174,44 @@ Expr resize_keeping_aspect(ConvertContext& c, const std::vector<int64_t>& sizes,
   return call_op("image.resize2d", {c.input(0)}, attrs);
 }
 
-ResizeMode resize_mode(ConvertContext& c) {
-  ResizeMode m;
+ResizeMethodAttrs resize_method(ConvertContext& c) {
+  ResizeMethodAttrs m;
   m.method = method_of(c.attrs().get_string("mode", "nearest"));
-  m.coordinates = c.attrs().get_string("coordinate_transformation_mode", "half_pixel");
-  check(m.coordinates != "half_pixel_symmetric" || c.opset() >= 19,
+  m.coordinate_transformation_mode = c.attrs().get_string("coordinate_transformation_mode", "half_pixel");
+  check(m.coordinate_transformation_mode != "half_pixel_symmetric" || c.opset() >= 19,
         "coordinate_transformation_mode half_pixel_symmetric needs opset 19, found opset ", c.opset());
-  m.rounding = m.method == "nearest_neighbor" ? c.attrs().get_string("nearest_mode", "round_prefer_floor") : "";
+  m.rounding_method = m.method == "nearest_neighbor" ? c.attrs().get_string("nearest_mode", "round_prefer_floor") : "";
   m.cubic_alpha = c.attrs().get_float("cubic_coeff_a", -0.75);
   m.cubic_exclude = c.attrs().get_int("exclude_outside", 0);
-  m.extrapolation = c.attrs().get_float("extrapolation_value", 0.0);
+  m.extrapolation_value = c.attrs().get_float("extrapolation_value", 0.0);
   // nearest has no filter to stretch: antialias leaves it as it is.
   m.antialias = c.opset() >= 18 && c.attrs().get_int("antialias", 0) != 0 && m.method != "nearest_neighbor";
   return m;
 }
 
+// Whether roi, scales or sizes is known only at run time. The run-time form takes a value per
+// axis and stretches: opset 18's axes and keep_aspect_ratio_policy need them at import.
+bool resize_operands_dynamic(ConvertContext& c, const ResizeMethodAttrs& m) {
+  auto dynamic = [&](size_t i) { return c.has_input(i) && !c.constant_input(i); };
+  bool sizes_given = c.has_input(3) && (dynamic(3) || c.constant_input(3)->numel() > 0);
+  bool runtime = (m.coordinate_transformation_mode == "tf_crop_and_resize" && dynamic(1)) || dynamic(3) ||
+                 (!sizes_given && dynamic(2));
+  if (runtime && c.opset() >= 18) {
+    check(!c.attrs().has("axes"), "Resize's axes need scales or sizes known at import time");
+    check(c.attrs().get_string("keep_aspect_ratio_policy", "stretch") == "stretch",
+          "Resize's keep_aspect_ratio_policy needs sizes known at import time");
+  }
+  return runtime;
+}
+
 // Opset 11 on: X, roi, scales, sizes (one of scales and sizes non-empty); opset 18 adds
 // antialias, axes and keep_aspect_ratio_policy, 19 the half_pixel_symmetric mode.
 ConvertResult convert_resize_v11(ConvertContext& c) {
-  ResizeMode m = resize_mode(c);
+  ResizeMode m{resize_method(c)};
+  if (resize_operands_dynamic(c, m.method)) return dynamic_resize(c, m.method);
   const std::vector<int64_t> axes = resize_axes(c);
   const int64_t rank = c.input_rank(0);
-  if (m.coordinates == "tf_crop_and_resize") m.roi = roi_of(c, axes);
+  if (m.method.coordinate_transformation_mode == "tf_crop_and_resize") m.roi = roi_of(c, axes);
   if (c.has_input(3)) {
     NDArray sizes_value = c.require_constant_input(3, "sizes");
     if (sizes_value.numel() > 0) {

@@ -7,8 +7,11 @@
 // (or to a static take), so what follows stays static.
 #include "kiln/attrs/indexing.h"
 
+#include <cmath>
+
 #include "frontend/onnx/converters/converter_util.h"
 #include "frontend/onnx/graph_eval.h"
+#include "kiln/attrs/dyn.h"
 #include "kiln/attrs/transform.h"
 #include "kiln/attrs/unary.h"
 
@@ -58,27 +61,41 @@ ConvertResult convert_scatter_nd(ConvertContext& c) {
   return call_op("scatter_nd", {c.input(0), coordinates_first(c, 1), c.input(2)}, attrs);
 }
 
-// OneHot: depth known now; indices of any numeric type become int64, negative ones count
-// from the end (opset 11); values = [off_value, on_value].
+// OneHot: indices of any numeric type become int64, negative ones count from the end (opset
+// 11); values = [off_value, on_value]. A depth known only at run time (of any numeric type)
+// makes dyn.one_hot.
 ConvertResult convert_one_hot(ConvertContext& c) {
-  NDArray depth_value = c.require_constant_input(1, "depth");
-  check(depth_value.numel() == 1, "OneHot's depth must hold one value, found shape ", shape_str(depth_value.shape()));
-  auto depth = static_cast<int64_t>(depth_value.at(0));
-  check(depth > 0, "OneHot's depth must be positive, found ", depth);
+  std::optional<NDArray> depth_value = c.constant_input(1);
+  Expr depth;  // an int64 scalar
+  if (depth_value) {
+    check(depth_value->numel() == 1, "OneHot's depth must hold one value, found shape ",
+          shape_str(depth_value->shape()));
+    check(depth_value->at(0) >= 1, "OneHot's depth must be positive, found ", depth_value->at(0));
+    depth = scalar_constant(DType::kInt64, std::floor(depth_value->at(0)));
+  } else {
+    ReshapeAttrs scalar;
+    scalar.newshape = {};
+    depth = call_op("reshape", {c.input(1)}, scalar);
+    if (c.input_dtype(1) != DType::kInt64) depth = call_op("cast", {depth}, CastAttrs{.dtype = "int64"});
+  }
   check(c.input_type(2).shape == Shape{2} || c.input_type(2).shape == Shape{kAnyDim},
         "OneHot's values must be [off_value, on_value], found shape ", shape_str(c.input_shape(2)));
   Expr indices = c.input(0);
   if (c.input_dtype(0) != DType::kInt64) indices = call_op("cast", {indices}, CastAttrs{.dtype = "int64"});
   Expr negative = call_op("less", {indices, scalar_constant(DType::kInt64, 0)});
-  Expr wrapped = call_op("add", {indices, scalar_constant(DType::kInt64, static_cast<double>(depth))});
-  indices = call_op("where", {negative, wrapped, indices});
+  indices = call_op("where", {negative, call_op("add", {indices, depth}), indices});
   auto value_at = [&](int64_t i) {
     return call_op("take", {c.input(2), make_constant(NDArray::scalar(DType::kInt64, static_cast<double>(i)))},
                    TakeAttrs{.axis = 0});
   };
-  int64_t axis = c.attrs().get_int("axis", -1);
-  return call_op("one_hot", {indices, value_at(1), value_at(0)},
-                 OneHotAttrs{.depth = depth, .axis = axis, .dtype = std::string(dtype_name(c.input_dtype(2)))});
+  OneHotAxisAttrs layout;
+  layout.axis = c.attrs().get_int("axis", -1);
+  layout.dtype = dtype_name(c.input_dtype(2));
+  if (!depth_value) return call_op("dyn.one_hot", {indices, value_at(1), value_at(0), depth}, layout);
+  OneHotAttrs attrs;
+  static_cast<OneHotAxisAttrs&>(attrs) = layout;
+  attrs.depth = static_cast<int64_t>(depth_value->at(0));
+  return call_op("one_hot", {indices, value_at(1), value_at(0)}, attrs);
 }
 
 // Compress: take the entries whose condition holds along `axis` (of the flattened data

@@ -54,10 +54,11 @@ ConvertResult convert_cumsum(ConvertContext& c) {
                                   .reverse = c.attrs().get_int("reverse", 0) != 0});
   std::vector<int64_t> axis = c.require_ints_input(1, "axis");
   check(axis.size() == 1, "CumSum's axis must hold one value, found ", axis.size());
-  return call_op("cumsum", {c.input(0)},
-                 CumsumAttrs{.axis = normalize_onnx_axis(axis[0], c.input_rank(0)),
-                             .exclusive = c.attrs().get_int("exclusive", 0) != 0,
-                             .reverse = c.attrs().get_int("reverse", 0) != 0});
+  CumsumAttrs attrs;
+  attrs.axis = normalize_onnx_axis(axis[0], c.input_rank(0));
+  attrs.exclusive = c.attrs().get_int("exclusive", 0) != 0;
+  attrs.reverse = c.attrs().get_int("reverse", 0) != 0;
+  return call_op("cumsum", {c.input(0)}, attrs);
 }
 
 // one_hot(argmax(x, axis)) with 1 at the first maximum, as TVM converts Hardmax.
@@ -69,8 +70,11 @@ Expr hardmax_along(ConvertContext& c, const Expr& x, int64_t axis) {
   argmax.axis = std::vector<int64_t>{axis};
   argmax.keepdims = false;
   Expr index = call_op("argmax", {x}, argmax);
-  return call_op("one_hot", {index, scalar_like(c, x, 1), scalar_like(c, x, 0)},
-                 OneHotAttrs{.depth = depth, .axis = axis, .dtype = std::string(dtype_name(t.dtype))});
+  OneHotAttrs attrs;
+  attrs.depth = depth;
+  attrs.axis = axis;
+  attrs.dtype = dtype_name(t.dtype);
+  return call_op("one_hot", {index, scalar_like(c, x, 1), scalar_like(c, x, 0)}, attrs);
 }
 
 // Opset 13: along one axis (default -1).
@@ -97,8 +101,11 @@ Expr topk(ConvertContext& c, int64_t k, int64_t axis, bool largest) {
   axis = normalize_onnx_axis(axis, rank);
   check(k >= 1, "TopK with k = ", k, " is not supported (k must be at least 1)");
   // `sorted` = 0 leaves the order to the implementation; sorted is one such order.
-  return call_op("topk", {c.input(0)},
-                 TopKAttrs{.k = k, .axis = axis, .ret_type = "both", .is_ascend = !largest, .dtype = "int64"});
+  TopKAttrs attrs;
+  attrs.k = k;
+  attrs.axis = axis;
+  attrs.is_ascend = !largest;
+  return call_op("topk", {c.input(0)}, attrs);
 }
 
 // Opset 1: k is an attribute.

@@ -83,7 +83,15 @@ ConvertResult split(ConvertContext& c, std::optional<std::vector<int64_t>> sizes
   return parts == 1 ? make_tuple_get_item(out, 0) : out;
 }
 
+// Split's sizes as a run-time tensor: dyn.split, a part per size.
+ConvertResult dynamic_split(ConvertContext& c) {
+  const int64_t axis = normalize_onnx_axis(c.attrs().get_int("axis", 0), c.input_rank(0));
+  Expr out = call_op("dyn.split", {c.input(0), c.input(1)}, DynSplitAttrs{.axis = axis});
+  return c.num_outputs() == 1 ? make_tuple_get_item(out, 0) : out;
+}
+
 ConvertResult convert_split_v1(ConvertContext& c) {
+  if (c.has_input(1) && !known_now(c, 1)) return dynamic_split(c);
   if (c.has_input(1)) return split(c, c.require_ints_input(1, "split"));
   if (c.attrs().has("split")) return split(c, c.attrs().get_ints("split"));
   return split(c, std::nullopt);
@@ -95,6 +103,7 @@ ConvertResult convert_split_v2(ConvertContext& c) {
 
 // Before opset 18 a split without sizes must be even.
 ConvertResult convert_split_v13(ConvertContext& c) {
+  if (c.has_input(1) && !known_now(c, 1)) return dynamic_split(c);
   if (c.has_input(1)) return split(c, c.require_ints_input(1, "split"));
   const int64_t axis = normalize_onnx_axis(c.attrs().get_int("axis", 0), c.input_rank(0));
   const int64_t extent = c.input_shape(0)[static_cast<size_t>(axis)];
@@ -118,6 +127,7 @@ ConvertResult convert_split_v18(ConvertContext& c) {
           Error("Split's num_outputs differs from its number of outputs").expected(cat(c.num_outputs()), cat(n)));
   } else {
     check(has_sizes, "Split at opset 18 needs the split input or the num_outputs attribute");
+    if (!known_now(c, 1)) return dynamic_split(c);
   }
   return split(c, has_sizes ? std::optional(c.require_ints_input(1, "split")) : std::nullopt);
 }
@@ -346,27 +356,26 @@ NDArray shape_tensor(const Shape& dims) {
   return NDArray::from_vector<int64_t>({static_cast<int64_t>(dims.size())}, std::vector<int64_t>(dims));
 }
 
-const TensorTypeNode& static_input(ConvertContext& c, const std::string& op) {
-  const TensorTypeNode& t = c.input_type(0);
-  if (!t.is_static())
-    throw Error(cat(op, " of a tensor with unknown dimensions ", shape_str(t.shape),
-                    " is not supported: give the model's inputs static shapes (--shape NAME=...)"));
-  return t;
-}
-
-// A Constant: with static input shapes, shape computations become constants and fold.
+// A Constant when the input's shape is static, so shape computations fold; otherwise
+// dyn.shape_of (and dyn.size), which DynamicToStatic turns into that constant once the model
+// is specialised to static input shapes.
 ConvertResult convert_shape(ConvertContext& c) {
-  const Shape& dims = static_input(c, "Shape").shape;
-  int64_t rank = static_cast<int64_t>(dims.size());
+  const TensorTypeNode& data = c.input_type(0);
+  int64_t rank = data.ndim();
   int64_t start = c.attrs().get_int("start", 0), end = c.attrs().get_int("end", rank);
   start = std::clamp(start < 0 ? start + rank : start, int64_t{0}, rank);
   end = std::clamp(end < 0 ? end + rank : end, int64_t{0}, rank);
-  return make_constant(shape_tensor(Shape(dims.begin() + start, dims.begin() + std::max(start, end))));
+  end = std::max(start, end);
+  if (data.is_static()) return make_constant(shape_tensor(Shape(data.shape.begin() + start, data.shape.begin() + end)));
+  Expr shape = call_op("dyn.shape_of", {c.input(0)});
+  if (start == 0 && end == rank) return shape;
+  return strided_slice(shape, {start}, {end}, std::vector<int64_t>{0}, std::nullopt);
 }
 
 ConvertResult convert_size(ConvertContext& c) {
-  return make_constant(
-      NDArray::scalar(DType::kInt64, static_cast<double>(num_elements(static_input(c, "Size").shape))));
+  const TensorTypeNode& data = c.input_type(0);
+  if (!data.is_static()) return call_op("dyn.size", {c.input(0)});
+  return make_constant(NDArray::scalar(DType::kInt64, static_cast<double>(num_elements(data.shape))));
 }
 
 NDArray scalar_list(DType dtype, const std::vector<double>& values, bool scalar) {

@@ -187,6 +187,36 @@ void dyn_trilu_kernel(const DynTriluAttrs& attrs, std::span<const NDArray> in, s
   }
 }
 
+void dyn_split_kernel(const DynSplitAttrs& attrs, std::span<const NDArray> in, std::span<NDArray> out) {
+  expect_arity("dyn.split", in, 2, out, static_cast<size_t>(in[1].numel()));
+  SplitAttrs fixed = split_static_attrs(attrs, in[1], in[0].shape());
+  std::vector<int64_t> sizes = in[1].to_ints();
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    Shape shape = in[0].shape();
+    shape[static_cast<size_t>(fixed.axis)] = sizes[i];
+    size_output(out[i], shape, in[0].dtype(), "dyn.split");
+  }
+  run_static("split", attrs_to(fixed), in.first(1), out);
+}
+
+void dyn_one_hot_kernel(const OneHotAxisAttrs& attrs, std::span<const NDArray> in, std::span<NDArray> out) {
+  expect_arity("dyn.one_hot", in, 4, out, 1);
+  OneHotAttrs fixed = one_hot_static_attrs(attrs, in[3]);
+  size_output(out[0], fixed.result_shape(in[0].shape()), parse_dtype(attrs.dtype), "dyn.one_hot");
+  run_static("one_hot", attrs_to(fixed), in.first(3), out);
+}
+
+void dyn_resize2d_kernel(const ResizeMethodAttrs& attrs, std::span<const NDArray> in, std::span<NDArray> out) {
+  expect_arity("dyn.resize2d", in, 4, out, 1);
+  Resize2DAttrs fixed = resize2d_static_attrs(attrs, in[0].shape(), in[1], in[2], in[3]);
+  Shape shape = in[0].shape();
+  const size_t h = attrs.layout == "NHWC" ? 1 : 2;
+  shape[h] = fixed.size[0];
+  shape[h + 1] = fixed.size[1];
+  size_output(out[0], shape, attrs.out_dtype.empty() ? in[0].dtype() : parse_dtype(attrs.out_dtype), "dyn.resize2d");
+  run_static("image.resize2d", attrs_to(fixed), in.first(1), out);
+}
+
 }  // namespace
 
 void register_dyn_kernels(KernelRegistry& registry) {
@@ -203,6 +233,9 @@ void register_dyn_kernels(KernelRegistry& registry) {
   registry.add<DynReduceAttrs>("dyn.reduce", dyn_reduce_kernel);
   registry.add<DynCumsumAttrs>("dyn.cumsum", dyn_cumsum_kernel);
   registry.add<DynTriluAttrs>("dyn.trilu", dyn_trilu_kernel);
+  registry.add<DynSplitAttrs>("dyn.split", dyn_split_kernel);
+  registry.add<OneHotAxisAttrs>("dyn.one_hot", dyn_one_hot_kernel);
+  registry.add<ResizeMethodAttrs>("dyn.resize2d", dyn_resize2d_kernel);
 }
 
 }  // namespace kiln

@@ -297,6 +297,11 @@ void register_tensor_binary_kernels(KernelRegistry& registry) {
   registry.add("less_equal", comparison_kernel<LessEqual>());
   registry.add("greater", comparison_kernel<Greater>());
   registry.add("greater_equal", comparison_kernel<GreaterEqual>());
+  for (const char* op : {"add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "mod", "floor_mod",
+                         "left_shift", "right_shift"})
+    registry.add_output_fn(op, broadcast_output());
+  for (const char* op : {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"})
+    registry.add_output_fn(op, broadcast_output(DType::kBool));
 }
 
 }  // namespace kiln

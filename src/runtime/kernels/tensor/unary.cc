@@ -193,6 +193,15 @@ void register_tensor_unary_kernels(KernelRegistry& registry) {
   registry.add("negative", numeric_kernel("negative", Negative{}));
   registry.add<ClipAttrs>("clip", clip_kernel);
   registry.add<CastAttrs>("cast", cast_kernel);
+  for (const char* op : {"sigmoid", "tanh", "exp",   "log",   "sqrt", "rsqrt", "erf",      "sin",   "cos",
+                         "tan",     "asin", "acos",  "atan",  "sinh", "cosh",  "asinh",    "acosh", "atanh",
+                         "floor",   "ceil", "round", "trunc", "sign", "abs",   "negative", "clip"})
+    registry.add_output_fn(op, same_shape_output());
+  for (const char* op : {"isnan", "isinf", "isfinite", "logical_not"})
+    registry.add_output_fn(op, same_shape_output(DType::kBool));
+  registry.add_output_fn("cast", [](const Attrs& attrs, std::span<const NDArray> in) {
+    return std::vector<OutputSpec>{{in[0].shape(), attrs_from<CastAttrs>(attrs, "cast").to()}};
+  });
 }
 
 }  // namespace kiln

@@ -38,6 +38,9 @@ void where_kernel(const Attrs&, std::span<const NDArray> in, std::span<NDArray> 
 
 }  // namespace
 
-void register_tensor_where_kernels(KernelRegistry& registry) { registry.add("where", where_kernel); }
+void register_tensor_where_kernels(KernelRegistry& registry) {
+  registry.add("where", where_kernel);
+  registry.add_output_fn("where", broadcast_output(std::nullopt, 1));
+}
 
 }  // namespace kiln

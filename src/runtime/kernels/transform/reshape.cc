@@ -2,6 +2,7 @@
 // elements in any shape, so each is a plain copy into the preallocated output.
 #include <cstring>
 
+#include "kiln/attrs/transform.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/transform/copy_util.h"
 
@@ -29,6 +30,10 @@ void register_transform_reshape_kernels(KernelRegistry& registry) {
   registry.add("reshape", copy_kernel("reshape"));
   registry.add("squeeze", copy_kernel("squeeze"));
   registry.add("expand_dims", copy_kernel("expand_dims"));
+  registry.add_output_fn("squeeze", [](const Attrs& attrs, std::span<const NDArray> in) {
+    return std::vector<OutputSpec>{
+        {attrs_from<SqueezeAttrs>(attrs, "squeeze").result_shape(in[0].shape()), in[0].dtype()}};
+  });
 }
 
 }  // namespace kiln

@@ -64,13 +64,11 @@ void take_kernel(const TakeAttrs& attrs, std::span<const NDArray> inputs, std::s
   check(is_int(indices.dtype()), "take: argument 'indices' must hold integers, found ", dtype_name(indices.dtype()));
   TakeMode mode = parse_take_mode(attrs.mode);
   // data seen as [outer, extent, inner]; axis=None takes from the flattened data.
-  Shape out_shape = indices.shape();
+  Shape out_shape = attrs.result_shape(data.shape(), indices.shape());
   int64_t outer = 1, extent = data.numel(), inner = 1;
   if (attrs.axis) {
     const Shape& shape = data.shape();
     auto axis = static_cast<size_t>(checked_axis("take", *attrs.axis, data.ndim()));
-    out_shape.insert(out_shape.begin(), shape.begin(), shape.begin() + axis);
-    out_shape.insert(out_shape.end(), shape.begin() + axis + 1, shape.end());
     outer = num_elements(Shape(shape.begin(), shape.begin() + axis));
     extent = shape[axis];
     inner = num_elements(Shape(shape.begin() + axis + 1, shape.end()));
@@ -96,6 +94,17 @@ void take_kernel(const TakeAttrs& attrs, std::span<const NDArray> inputs, std::s
 void register_transform_slice_kernels(KernelRegistry& registry) {
   registry.add<StridedSliceAttrs>("strided_slice", strided_slice_kernel);
   registry.add<TakeAttrs>("take", take_kernel);
+  registry.add_output_fn("strided_slice", [](const Attrs& attrs, std::span<const NDArray> in) {
+    const auto fixed = attrs_from<StridedSliceAttrs>(attrs, "strided_slice");
+    Shape shape;
+    for (const AxisSlice& s : plan_strided_slice(parse_strided_slice(fixed, in[0].ndim()), in[0].shape()))
+      shape.push_back(s.length);
+    return std::vector<OutputSpec>{{shape, in[0].dtype()}};
+  });
+  registry.add_output_fn("take", [](const Attrs& attrs, std::span<const NDArray> in) {
+    return std::vector<OutputSpec>{
+        {attrs_from<TakeAttrs>(attrs, "take").result_shape(in[0].shape(), in[1].shape()), in[0].dtype()}};
+  });
 }
 
 }  // namespace kiln

@@ -7,22 +7,10 @@ namespace kiln {
 
 namespace {
 
-// Output dim i is input dim perm[i]; the type relation has checked `axes`.
-std::vector<int64_t> permutation(const TransposeAttrs& attrs, int64_t ndim) {
-  std::vector<int64_t> perm;
-  if (!attrs.axes) {
-    for (int64_t d = ndim - 1; d >= 0; --d) perm.push_back(d);
-    return perm;
-  }
-  for (int64_t axis : *attrs.axes) perm.push_back(wrap_axis(axis, ndim));
-  check(static_cast<int64_t>(perm.size()) == ndim, "transpose: 'axes' does not match the input rank ", ndim);
-  return perm;
-}
-
 void transpose_kernel(const TransposeAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
   expect_arity("transpose", inputs, 1, outputs, 1);
   const NDArray& data = inputs[0];
-  std::vector<int64_t> perm = permutation(attrs, data.ndim());
+  std::vector<int64_t> perm = attrs.permutation(data.shape());
   std::vector<int64_t> in_strides = contiguous_strides(data.shape());
   Shape out_shape;
   std::vector<int64_t> read_strides;
@@ -39,6 +27,12 @@ void transpose_kernel(const TransposeAttrs& attrs, std::span<const NDArray> inpu
 
 void register_transform_transpose_kernels(KernelRegistry& registry) {
   registry.add<TransposeAttrs>("transpose", transpose_kernel);
+  registry.add_output_fn("transpose", [](const Attrs& attrs, std::span<const NDArray> in) {
+    Shape shape;
+    for (int64_t axis : attrs_from<TransposeAttrs>(attrs, "transpose").permutation(in[0].shape()))
+      shape.push_back(in[0].shape()[static_cast<size_t>(axis)]);
+    return std::vector<OutputSpec>{{shape, in[0].dtype()}};
+  });
 }
 
 }  // namespace kiln
