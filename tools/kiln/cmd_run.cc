@@ -16,16 +16,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<TensorInfo> model_inputs(const LoadedModel& model) {
-  const Function& main = model.module.lookup("main");
-  std::vector<TensorInfo> inputs;
-  for (size_t i = 0; i < main->params.size(); ++i) {
-    const TensorTypeNode& t = expect_tensor(main->params[i]->type_annotation, "input '" + model.input_names[i] + "'");
-    inputs.push_back({model.input_names[i], t.shape, t.dtype});
-  }
-  return inputs;
-}
-
 void write_outputs(const std::vector<std::string>& names, const std::vector<NDArray>& outputs, const std::string& dir) {
   check(outputs.size() == names.size(), "model produced ", outputs.size(), " outputs, expected ", names.size());
   fs::create_directories(dir);

@@ -181,6 +181,16 @@ std::vector<NDArray> read_inputs(const std::vector<TensorInfo>& inputs, const Ar
   return values;
 }
 
+std::vector<TensorInfo> model_inputs(const LoadedModel& model) {
+  const Function& main = model.module.lookup("main");
+  std::vector<TensorInfo> inputs;
+  for (size_t i = 0; i < main->params.size(); ++i) {
+    const TensorTypeNode& t = expect_tensor(main->params[i]->type_annotation, "input '" + model.input_names[i] + "'");
+    inputs.push_back({model.input_names[i], t.shape, t.dtype});
+  }
+  return inputs;
+}
+
 PreparedRun prepare_run(const std::string& path, const Args& args, bool random_by_default) {
   if (!ShapeVariants::is_variants_dir(path)) {
     std::shared_ptr<const Artifact> artifact = load_or_compile(path, args);

@@ -41,6 +41,10 @@ struct PreparedRun {
 };
 PreparedRun prepare_run(const std::string& path, const Args& args, bool random_by_default = false);
 
+// The inputs of @main, named as the model names them, with their declared shapes and dtypes
+// ('?' dimensions as -1).
+std::vector<TensorInfo> model_inputs(const LoadedModel& model);
+
 // Runs the executor on `inputs` (one per graph input, in order) and returns the outputs.
 std::vector<NDArray> run_executor(GraphExecutor& executor, const std::vector<NDArray>& inputs);
 

@@ -42,17 +42,6 @@ std::vector<TensorInfo> tensor_infos(const std::vector<std::string>& names, cons
   return infos;
 }
 
-std::vector<TensorInfo> input_infos(const LoadedModel& model) {
-  const Function& main = model.module.lookup("main");
-  std::vector<TensorInfo> infos;
-  for (size_t i = 0; i < main->params.size(); ++i) {
-    const TensorTypeNode& t =
-        expect_tensor(main->params[i]->type_annotation, cat("input '", model.input_names[i], "'"));
-    infos.push_back({model.input_names[i], t.shape, t.dtype});
-  }
-  return infos;
-}
-
 // "x=1,3,224,224 mask=1,128": one shape per input of the model, in the model's order.
 std::vector<Shape> parse_variant(const std::string& text, const std::vector<TensorInfo>& inputs) {
   std::map<std::string, Shape> given;
@@ -108,7 +97,7 @@ void compile_variant(const ShapeVariants& variants, const std::vector<Shape>& sh
 }  // namespace
 
 bool has_run_time_dims(const LoadedModel& model) {
-  for (const TensorInfo& t : input_infos(model))
+  for (const TensorInfo& t : model_inputs(model))
     if (std::find(t.shape.begin(), t.shape.end(), -1) != t.shape.end()) return true;
   return false;
 }
@@ -125,7 +114,7 @@ void write_shape_variants(const LoadedModel& model, const Args& args, const std:
   const PartialPath staging(partial_name_for(target.string()));
   fs::create_directories(staging.path());
   IRModule typed = infer_types(model.module);
-  std::vector<TensorInfo> inputs = input_infos(model);
+  std::vector<TensorInfo> inputs = model_inputs(model);
   std::vector<TensorInfo> outputs =
       tensor_infos(model.output_names, as_func(typed.lookup("main")->checked_type())->ret);
   write_file((fs::path(staging.path()) / "model.txt").string(), print_module(model.module));
