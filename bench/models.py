@@ -45,6 +45,38 @@ def floats(*shape):
     return np.random.default_rng(0).standard_normal(shape).astype(np.float32)
 
 
+class UNet(torch.nn.Module):
+    """A 4-level U-Net for segmentation: two 3x3 conv + batch norm + ReLU per level, max-pool down,
+    bilinear resize up (ONNX Resize), skip connections by concatenation, a 1x1 conv to classes."""
+
+    def __init__(self, channels=(32, 64, 128, 256), classes=8):
+        super().__init__()
+
+        def block(c_in, c_out):
+            return torch.nn.Sequential(*[m for i in range(2) for m in (
+                torch.nn.Conv2d(c_in if i == 0 else c_out, c_out, 3, padding=1, bias=False),
+                torch.nn.BatchNorm2d(c_out), torch.nn.ReLU())])
+
+        self.down = torch.nn.ModuleList(block(c_in, c_out) for c_in, c_out in zip((3,) + channels[:-1], channels))
+        self.up = torch.nn.ModuleList(block(c_big + c_small, c_small)
+                                      for c_big, c_small in zip(channels[:0:-1], channels[-2::-1]))
+        self.head = torch.nn.Conv2d(channels[0], classes, 1)
+
+    def forward(self, x):
+        skips = []
+        for i, level in enumerate(self.down):
+            x = level(x if i == 0 else torch.nn.functional.max_pool2d(x, 2))
+            skips.append(x)
+        for level, skip in zip(self.up, skips[-2::-1]):
+            x = torch.nn.functional.interpolate(x, size=skip.shape[-2:], mode="bilinear", align_corners=False)
+            x = level(torch.cat([x, skip], dim=1))
+        return self.head(x)
+
+
+def image(size):
+    return {"input": floats(1, 3, size, size)}
+
+
 def recurrent(cell, **kwargs):
     return lambda: (Recurrent(cell, input_size=256, hidden_size=256, **kwargs).eval(), {"input": floats(32, 1, 256)})
 
@@ -67,6 +99,11 @@ MODELS = {
     "shufflenet_v2_x1_0": image_model(torchvision.models.shufflenet_v2_x1_0),
     "convnext_tiny": image_model(torchvision.models.convnext_tiny),
     "regnet_y_400mf": image_model(torchvision.models.regnet_y_400mf),
+    "densenet121": image_model(torchvision.models.densenet121),
+    "vgg11": image_model(torchvision.models.vgg11),
+    "inception_v3": lambda: (torchvision.models.inception_v3(weights=None, aux_logits=False, init_weights=False).eval(),
+                             image(299)),
+    "unet": lambda: (UNet().eval(), image(256)),
 }
 
 # Not a benchmark: one Add of two 1-element tensors, whose latency is an engine's fixed cost per call.
