@@ -48,6 +48,13 @@ run_shape cnn "$cnn" in_4 reuses
 [[ $(LC_ALL=C ls "$cnn/shapes") == $'16x3x16x16\n1x3x16x16\n4x3x16x16' ]] || fail "cnn: variants kept: $(ls "$cnn/shapes")"
 
 if grep -l "kiln_ref\." "$cnn"/shapes/*/graph.json; then fail "cnn: a variant runs reference kernels"; fi
+# A bad --variant is one error naming the flag (after the warning about the '?' input).
+for bad in "1,three,16,16|malformed --variant for 'x'.*'1,three,16,16'" "?,3,16,16|--variant 'x=\?,3,16,16': a variant's dimensions are numbers"; do
+  "$kiln" compile "$tmp/cnn/model.onnx" -o "$tmp/bad.kiln" --variant "x=${bad%%|*}" >/dev/null 2>"$tmp/err"
+  status=$?
+  [[ $status -eq 1 && $(grep -c "error" "$tmp/err") -eq 1 ]] && grep -qE -- "^kiln: error: ${bad#*|}" "$tmp/err" ||
+    fail "--variant x=${bad%%|*}: status $status: $(cat "$tmp/err")"
+done
 
 # The runtime alone runs a compiled variant, and names what is compiled when asked for more.
 "$run_artifact" "$cnn" "$tmp/cnn/in_4" "$tmp/cnn/alone_4" >/dev/null || fail "cnn: kiln-run-artifact"

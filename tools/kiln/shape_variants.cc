@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "compiled_model.h"
+#include "kiln/frontend/onnx.h"
 #include "kiln/ir/parser.h"
 #include "kiln/ir/printer.h"
 #include "kiln/ir/type_infer.h"
@@ -47,11 +48,10 @@ std::vector<Shape> parse_variant(const std::string& text, const std::vector<Tens
   std::map<std::string, Shape> given;
   for (const std::string& part : split(text, ' ')) {
     if (part.empty()) continue;
-    size_t eq = part.find('=');
-    check(eq != std::string::npos, "--variant '", text, "': expected NAME=D0,D1,... for each input");
-    Shape shape;
-    for (const std::string& d : split(part.substr(eq + 1), ',')) shape.push_back(std::stoll(d));
-    check(given.emplace(part.substr(0, eq), shape).second, "--variant '", text, "' names an input twice");
+    auto [name, shape] = parse_shape_override(part, "--variant");
+    check(std::find(shape.begin(), shape.end(), kAnyDim) == shape.end(), "--variant '", text,
+          "': a variant's dimensions are numbers, not ?");
+    check(given.emplace(name, shape).second, "--variant '", text, "' names an input twice");
   }
   std::vector<Shape> shapes;
   for (const TensorInfo& input : inputs) {

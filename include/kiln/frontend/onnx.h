@@ -51,8 +51,8 @@ OnnxModel from_onnx_bytes(std::string_view bytes, const OnnxImportOptions& optio
 // among its parameters are an error); the other parameters stay.
 IRModule bind_params(const IRModule& mod, const std::vector<std::pair<std::string, NDArray>>& params);
 
-// "data=1,3,224,224" -> {"data", {1, 3, 224, 224}}; "x=" is a scalar. Throws on bad text.
-std::pair<std::string, Shape> parse_shape_override(const std::string& text);
+// "data=1,3,224,224" -> {"data", {1, 3, 224, 224}}; "x=" is a scalar. Throws on bad text, naming `flag`.
+std::pair<std::string, Shape> parse_shape_override(const std::string& text, const std::string& flag = "--shape");
 
 // A serialized TensorProto file, e.g. test_data_set_0/input_0.pb.
 NDArray read_onnx_tensor_file(const std::string& path);

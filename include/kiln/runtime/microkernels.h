@@ -453,7 +453,7 @@ static inline int32_t kiln_softmax_row_f32(int64_t n, const float* KILN_RESTRICT
  * kiln_layer_norm_row_f32: out[j] = (x[j] - mean) * rstd * gamma[j] + beta[j], with mean =
  *   *sum * inv_n, rstd = 1 / sqrt(max(*squares * inv_n - mean^2, 0) + eps) worked out once in double.
  * Eight partial sums so that the loops vectorize. */
-#define KILN_DEFINE_ROW_SUM_F64(NAME, TERM)                                                       \
+#define KILN_DEFINE_ROW_SUM_F64(NAME, TERM)                                                      \
   static inline int32_t NAME(int64_t n, const float* KILN_RESTRICT x, double* KILN_RESTRICT s) { \
     double part[8];                                                                              \
     for (int l = 0; l < 8; ++l) part[l] = 0.0;                                                   \
@@ -473,7 +473,7 @@ static inline int32_t kiln_softmax_row_f32(int64_t n, const float* KILN_RESTRICT
     return 0;                                                                                    \
   }
 KILN_DEFINE_ROW_SUM_F64(kiln_row_sum_f64_f32, v)
-KILN_DEFINE_ROW_SUM_F64(kiln_row_sum_squares_f64_f32, v * v)
+KILN_DEFINE_ROW_SUM_F64(kiln_row_sum_squares_f64_f32, v* v)
 
 /* gamma and beta may be NULL (layer_norm's scale=False / center=False): the wrappers below. */
 static inline int32_t kiln_layer_norm_row_any_f32(int64_t n, const float* KILN_RESTRICT x,
@@ -757,6 +757,16 @@ static inline void kiln_rec_task_units(const KilnRecStep* s, int64_t p0, int64_t
   *u1 = p1 * KILN_PANEL_NR < s->hidden ? p1 * KILN_PANEL_NR : s->hidden;
 }
 
+/* What every step task does first: its panels' share of the product of `h` with gates [g0, g1)
+ * of R, and the units [u0, u1) those panels cover. */
+static inline void kiln_rec_task_begin(const KilnRecStep* s, int64_t task, const float* h, int64_t g0, int64_t g1,
+                                       int64_t* u0, int64_t* u1) {
+  int64_t p0, p1;
+  kiln_rec_task_panels(s, task, &p0, &p1);
+  kiln_rec_task_units(s, p0, p1, u0, u1);
+  kiln_rec_product_f32(s, h, g0, g1, p0, p1);
+}
+
 /* The gate math of one batch row, units [u0, u1): restrict parameters (which GCC honours, unlike
  * block-scope ones) let the loop vectorize with kiln_sigmoidf / kiln_tanhf. */
 static inline void kiln_lstm_gates_row(int64_t u0, int64_t u1, const float* KILN_RESTRICT xi,
@@ -800,11 +810,9 @@ static inline void kiln_gru_gates_row(int64_t u0, int64_t u1, const float* KILN_
 static inline int32_t kiln_lstm_step_task(int64_t task, int64_t num_tasks, void* env) {
   const KilnRecStep* s = (const KilnRecStep*)env;
   const int64_t n = s->hidden, hp = s->hp, width = 4 * hp;
-  int64_t p0, p1, u0, u1;
+  int64_t u0, u1;
   (void)num_tasks;
-  kiln_rec_task_panels(s, task, &p0, &p1);
-  kiln_rec_task_units(s, p0, p1, &u0, &u1);
-  kiln_rec_product_f32(s, s->h, 0, 4, p0, p1);
+  kiln_rec_task_begin(s, task, s->h, 0, 4, &u0, &u1);
   const float* KILN_RESTRICT pi = s->extra;
   const float* KILN_RESTRICT po = s->extra + n;
   const float* KILN_RESTRICT pf = s->extra + 2 * n;
@@ -815,8 +823,8 @@ static inline int32_t kiln_lstm_step_task(int64_t task, int64_t num_tasks, void*
     float* KILN_RESTRICT cb = s->c + b * n;
     float* KILN_RESTRICT hb = s->h_next + b * n;
     float* KILN_RESTRICT y = s->out + b * n;
-    kiln_lstm_gates_row(u0, u1, x, x + n, x + 2 * n, x + 3 * n, a, a + hp, a + 2 * hp, a + 3 * hp, pi, po, pf, cb, hb, y,
-                        cell_out);
+    kiln_lstm_gates_row(u0, u1, x, x + n, x + 2 * n, x + 3 * n, a, a + hp, a + 2 * hp, a + 3 * hp, pi, po, pf, cb, hb,
+                        y, cell_out);
   }
   return 0;
 }
@@ -824,11 +832,9 @@ static inline int32_t kiln_lstm_step_task(int64_t task, int64_t num_tasks, void*
 static inline int32_t kiln_rnn_step_task(int64_t task, int64_t num_tasks, void* env) {
   const KilnRecStep* s = (const KilnRecStep*)env;
   const int64_t n = s->hidden;
-  int64_t p0, p1, u0, u1;
+  int64_t u0, u1;
   (void)num_tasks;
-  kiln_rec_task_panels(s, task, &p0, &p1);
-  kiln_rec_task_units(s, p0, p1, &u0, &u1);
-  kiln_rec_product_f32(s, s->h, 0, 1, p0, p1);
+  kiln_rec_task_begin(s, task, s->h, 0, 1, &u0, &u1);
   for (int64_t b = 0; b < s->batch; ++b) {
     const float* KILN_RESTRICT x = s->x + b * n;
     const float* KILN_RESTRICT a = s->acc + b * s->hp;
@@ -847,11 +853,9 @@ static inline int32_t kiln_rnn_step_task(int64_t task, int64_t num_tasks, void* 
 static inline int32_t kiln_gru_step_task(int64_t task, int64_t num_tasks, void* env) {
   const KilnRecStep* s = (const KilnRecStep*)env;
   const int64_t n = s->hidden, hp = s->hp, width = 3 * hp;
-  int64_t p0, p1, u0, u1;
+  int64_t u0, u1;
   (void)num_tasks;
-  kiln_rec_task_panels(s, task, &p0, &p1);
-  kiln_rec_task_units(s, p0, p1, &u0, &u1);
-  kiln_rec_product_f32(s, s->h, 0, 3, p0, p1);
+  kiln_rec_task_begin(s, task, s->h, 0, 3, &u0, &u1);
   const float* KILN_RESTRICT rb = s->extra;
   for (int64_t b = 0; b < s->batch; ++b) {
     const float* KILN_RESTRICT x = s->x + b * 3 * n;
@@ -868,11 +872,9 @@ static inline int32_t kiln_gru_step_task(int64_t task, int64_t num_tasks, void* 
 static inline int32_t kiln_gru_gates_task(int64_t task, int64_t num_tasks, void* env) {
   const KilnRecStep* s = (const KilnRecStep*)env;
   const int64_t n = s->hidden, hp = s->hp, width = 3 * hp;
-  int64_t p0, p1, u0, u1;
+  int64_t u0, u1;
   (void)num_tasks;
-  kiln_rec_task_panels(s, task, &p0, &p1);
-  kiln_rec_task_units(s, p0, p1, &u0, &u1);
-  kiln_rec_product_f32(s, s->h, 0, 2, p0, p1);
+  kiln_rec_task_begin(s, task, s->h, 0, 2, &u0, &u1);
   for (int64_t b = 0; b < s->batch; ++b) {
     const float* KILN_RESTRICT x = s->x + b * 3 * n;
     float* KILN_RESTRICT a = s->acc + b * width;
@@ -890,11 +892,9 @@ static inline int32_t kiln_gru_gates_task(int64_t task, int64_t num_tasks, void*
 static inline int32_t kiln_gru_candidate_task(int64_t task, int64_t num_tasks, void* env) {
   const KilnRecStep* s = (const KilnRecStep*)env;
   const int64_t n = s->hidden, hp = s->hp, width = 3 * hp;
-  int64_t p0, p1, u0, u1;
+  int64_t u0, u1;
   (void)num_tasks;
-  kiln_rec_task_panels(s, task, &p0, &p1);
-  kiln_rec_task_units(s, p0, p1, &u0, &u1);
-  kiln_rec_product_f32(s, s->rh, 2, 3, p0, p1);
+  kiln_rec_task_begin(s, task, s->rh, 2, 3, &u0, &u1);
   const float* KILN_RESTRICT rb = s->extra;
   for (int64_t b = 0; b < s->batch; ++b) {
     const float* KILN_RESTRICT x = s->x + b * 3 * n;
@@ -969,13 +969,13 @@ static inline int32_t kiln_lstm_seq_f32(int64_t seq, int64_t batch, int64_t hidd
 }
 
 static inline int32_t kiln_gru_seq_f32(int64_t seq, int64_t batch, int64_t hidden, const float* proj, const float* r,
-                                       const float* rb_h, const float* h0, int32_t reverse,
-                                       int32_t linear_before_reset, float* out) {
+                                       const float* rb_h, const float* h0, int32_t reverse, int32_t linear_before_reset,
+                                       float* out) {
   if (linear_before_reset)
     return kiln_rec_sequence_f32(seq, batch, hidden, 3, proj, r, h0, NULL, rb_h, reverse, 0, out, kiln_gru_step_task,
                                  NULL);
-  return kiln_rec_sequence_f32(seq, batch, hidden, 3, proj, r, h0, NULL, rb_h, reverse, 0, out,
-                               kiln_gru_candidate_task, kiln_gru_gates_task);
+  return kiln_rec_sequence_f32(seq, batch, hidden, 3, proj, r, h0, NULL, rb_h, reverse, 0, out, kiln_gru_candidate_task,
+                               kiln_gru_gates_task);
 }
 
 static inline int32_t kiln_rnn_seq_f32(int64_t seq, int64_t batch, int64_t hidden, const float* proj, const float* r,

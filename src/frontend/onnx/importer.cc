@@ -599,10 +599,10 @@ IRModule bind_params(const IRModule& mod, const std::vector<std::pair<std::strin
   return infer_types(out);
 }
 
-std::pair<std::string, Shape> parse_shape_override(const std::string& text) {
+std::pair<std::string, Shape> parse_shape_override(const std::string& text, const std::string& flag) {
   size_t eq = text.rfind('=');
   if (eq == std::string::npos || eq == 0)
-    throw std::move(Error("malformed --shape").expected("NAME=D0,D1,... such as data=1,3,224,224", "'" + text + "'"));
+    throw std::move(Error("malformed " + flag).expected("NAME=D0,D1,... such as data=1,3,224,224", "'" + text + "'"));
   Shape shape;
   std::string dims = text.substr(eq + 1);
   if (!dims.empty()) {
@@ -619,7 +619,7 @@ std::pair<std::string, Shape> parse_shape_override(const std::string& text) {
         used = 0;
       }
       if (used != d.size() || d.empty() || v < 0)
-        throw std::move(Error(cat("malformed --shape for '", text.substr(0, eq), "'"))
+        throw std::move(Error(cat("malformed ", flag, " for '", text.substr(0, eq), "'"))
                             .expected("non-negative integers or ? separated by commas", "'" + dims + "'"));
       shape.push_back(v);
     }

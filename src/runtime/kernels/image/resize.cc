@@ -5,83 +5,15 @@
 // clamped to the edge, or dropped with the weights renormalised when cubic_exclude is set.
 // The 2-D interpolation is the product of the two 1-D ones.
 #include "kiln/attrs/image.h"
+#include "kiln/runtime/resize_coordinate.h"
 #include "runtime/kernels/nn/compute_view.h"
 
 namespace kiln {
 
 namespace {
 
-enum class CoordMode {
-  kHalfPixel,
-  kHalfPixelSymmetric,
-  kPytorchHalfPixel,
-  kAlignCorners,
-  kAsymmetric,
-  kTfHalfPixelForNn,
-  kTfCropAndResize
-};
-enum class Rounding { kRound, kFloor, kCeil, kPreferFloor, kPreferCeil };
-
-CoordMode coord_mode(const std::string& name) {
-  if (name == "half_pixel") return CoordMode::kHalfPixel;
-  if (name == "half_pixel_symmetric") return CoordMode::kHalfPixelSymmetric;
-  if (name == "pytorch_half_pixel") return CoordMode::kPytorchHalfPixel;
-  if (name == "align_corners") return CoordMode::kAlignCorners;
-  if (name == "asymmetric") return CoordMode::kAsymmetric;
-  if (name == "tf_half_pixel_for_nn") return CoordMode::kTfHalfPixelForNn;
-  if (name == "tf_crop_and_resize") return CoordMode::kTfCropAndResize;
-  throw Error(cat("unknown coordinate_transformation_mode \"", name, "\""));
-}
-
-// "" picks Relay's default: round for align_corners, floor otherwise.
-Rounding rounding(const std::string& name, CoordMode mode) {
-  if (name.empty()) return mode == CoordMode::kAlignCorners ? Rounding::kRound : Rounding::kFloor;
-  if (name == "round") return Rounding::kRound;
-  if (name == "floor") return Rounding::kFloor;
-  if (name == "ceil") return Rounding::kCeil;
-  if (name == "round_prefer_floor") return Rounding::kPreferFloor;
-  if (name == "round_prefer_ceil") return Rounding::kPreferCeil;
-  throw Error(cat("unknown rounding_method \"", name, "\""));
-}
-
-struct ResizeAxis {
-  int64_t in, out;
-  double scale;  // output / input, from 'scales' when given
-  double roi_start, roi_end;
-};
-
-// The input coordinate that output index o samples (ONNX Resize's x_original).
-double source_coordinate(int64_t o, const ResizeAxis& a, CoordMode mode) {
-  const double x = static_cast<double>(o), in = static_cast<double>(a.in);
-  const double resized = a.scale * in;  // length_resized; equals a.out unless 'scales' is given
-  switch (mode) {
-    case CoordMode::kHalfPixel: return (x + 0.5) / a.scale - 0.5;
-    case CoordMode::kHalfPixelSymmetric: {
-      const double adjustment = static_cast<double>(a.out) / resized;
-      return in / 2 * (1 - adjustment) + (x + 0.5) / a.scale - 0.5;
-    }
-    case CoordMode::kPytorchHalfPixel: return resized > 1 ? (x + 0.5) / a.scale - 0.5 : 0.0;
-    case CoordMode::kAlignCorners: return resized == 1 ? 0.0 : x * (in - 1) / (resized - 1);
-    case CoordMode::kAsymmetric: return x / a.scale;
-    case CoordMode::kTfHalfPixelForNn: return (x + 0.5) / a.scale;
-    case CoordMode::kTfCropAndResize:
-      return resized > 1 ? a.roi_start * (in - 1) + x * (a.roi_end - a.roi_start) * (in - 1) / (resized - 1)
-                         : 0.5 * (a.roi_start + a.roi_end) * (in - 1);
-  }
-  return 0.0;
-}
-
-int64_t round_index(double x, Rounding r) {
-  const double lower = std::floor(x), frac = x - lower;
-  switch (r) {
-    case Rounding::kRound: return static_cast<int64_t>(std::round(x));
-    case Rounding::kFloor: return static_cast<int64_t>(lower);
-    case Rounding::kCeil: return static_cast<int64_t>(std::ceil(x));
-    case Rounding::kPreferFloor: return static_cast<int64_t>(frac <= 0.5 ? lower : lower + 1);
-    case Rounding::kPreferCeil: return static_cast<int64_t>(frac < 0.5 ? lower : lower + 1);
-  }
-  return static_cast<int64_t>(lower);
-}
+using CoordMode = ResizeCoordMode;
+using Rounding = ResizeRounding;
 
 // Keys' cubic convolution kernel with parameter alpha (ONNX's cubic_coeff_a).
 double cubic_weight(double s, double alpha) {
@@ -128,7 +60,7 @@ AxisTaps<C> antialias_taps(const ResizeAxis& a, int64_t stride, const ResizePara
   AxisTaps<C> t;
   t.taps = 2 * static_cast<int>(std::ceil(support)) + 1;
   for (int64_t o = 0; o < a.out; ++o) {
-    double x = source_coordinate(o, a, p.mode);
+    double x = resize_source_coordinate(static_cast<double>(o), a, p.mode);
     const bool outside =
         p.mode == CoordMode::kTfCropAndResize && (x < 0 || x > static_cast<double>(a.in - 1) || std::isnan(x));
     t.outside.push_back(outside ? 1 : 0);
@@ -158,7 +90,7 @@ AxisTaps<C> axis_taps(const ResizeAxis& a, int64_t stride, const ResizeParams& p
   AxisTaps<C> t;
   t.taps = p.taps;
   for (int64_t o = 0; o < a.out; ++o) {
-    double x = source_coordinate(o, a, p.mode);
+    double x = resize_source_coordinate(static_cast<double>(o), a, p.mode);
     const bool outside =
         p.mode == CoordMode::kTfCropAndResize && (x < 0 || x > static_cast<double>(a.in - 1) || std::isnan(x));
     t.outside.push_back(outside ? 1 : 0);
@@ -168,7 +100,7 @@ AxisTaps<C> axis_taps(const ResizeAxis& a, int64_t stride, const ResizeParams& p
     int64_t index[4];
     double weight[4];
     if (p.taps == 1) {
-      index[0] = round_index(x, p.round);
+      index[0] = static_cast<int64_t>(resize_round(x, p.round));
       weight[0] = 1;
     } else {
       const double lower = std::floor(x), frac = x - lower;
@@ -240,8 +172,8 @@ void resize2d_kernel(const Resize2DAttrs& attrs, std::span<const NDArray> inputs
   const std::string& method = attrs.method;
   ResizeParams p;
   p.taps = method == "nearest_neighbor" ? 1 : method == "linear" ? 2 : 4;
-  p.mode = coord_mode(attrs.coordinate_transformation_mode);
-  p.round = rounding(attrs.rounding_method, p.mode);
+  p.mode = resize_coord_mode(attrs.coordinate_transformation_mode);
+  p.round = resize_rounding(attrs.rounding_method, p.mode);
   p.alpha = attrs.cubic_alpha;
   p.exclude_outside = attrs.cubic_exclude != 0;
   p.antialias = attrs.antialias;
