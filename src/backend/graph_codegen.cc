@@ -203,11 +203,12 @@ class GraphBuilder {
     return region;
   }
 
-  // The values of the enclosing graph that the branches of `branch` read, in a fixed order.
-  static std::vector<const ExprNode*> captured_values(const IfNode& branch, const ValueMap& values) {
+  // The values of the enclosing graph that `roots` (an if's branches, a loop's body) read,
+  // in a fixed order.
+  static std::vector<const ExprNode*> captured_values(std::vector<Expr> roots, const ValueMap& values) {
     std::vector<const ExprNode*> captured;
     std::unordered_set<const ExprNode*> seen;
-    std::vector<Expr> stack{branch.else_branch, branch.then_branch};
+    std::vector<Expr> stack(roots.rbegin(), roots.rend());
     while (!stack.empty()) {
       const Expr e = std::move(stack.back());
       stack.pop_back();
@@ -230,10 +231,10 @@ class GraphBuilder {
     node.name = unique_node_name("if");
     node.inputs = values.at(branch.cond.get());
     check_invariant(node.inputs.size() == 1, "graph codegen: an if condition that is not one tensor");
-    const std::vector<const ExprNode*> captured = captured_values(branch, values);
+    const std::vector<const ExprNode*> captured = captured_values({branch.then_branch, branch.else_branch}, values);
     for (const ExprNode* v : captured) append(node.inputs, values.at(v));
-    const int64_t then_graph = add_subgraph(branch.then_branch, captured, values, node.name);
-    const int64_t else_graph = add_subgraph(branch.else_branch, captured, values, node.name);
+    const int64_t then_graph = add_subgraph(branch.then_branch, {}, captured, values, node.name);
+    const int64_t else_graph = add_subgraph(branch.else_branch, {}, captured, values, node.name);
     node.attrs = {{"then_graph", std::to_string(then_graph)},
                   {"else_graph", std::to_string(else_graph)},
                   {"num_inputs", std::to_string(node.inputs.size())},
@@ -241,13 +242,45 @@ class GraphBuilder {
     return add_node(std::move(node), e->checked_type(), device_code(e.get()));
   }
 
-  // Builds `root` into a new sub-graph of the current one, its inputs named "<if>.0", "<if>.1", ...
-  int64_t add_subgraph(const Expr& root, const std::vector<const ExprNode*>& captured, const ValueMap& outer,
-                       const std::string& if_name) {
+  // A loop becomes a "kiln_loop" node running its body's sub-graph once per iteration; the
+  // body's inputs are its parameters (iteration, condition, carried values), then the values
+  // of this graph it reads (the node's inputs after the trip count, condition and initial
+  // carried values).
+  Entries loop_node(const Expr& e, const LoopNode& loop, const ValueMap& values) {
+    GraphNode node;
+    node.op = std::string(kLoopNodeOp);
+    node.name = unique_node_name("loop");
+    for (const Expr& operand : {loop.trip_count, loop.cond}) append(node.inputs, values.at(operand.get()));
+    for (const Expr& init : loop.inits) {
+      if (!as_tensor(init->checked_type()))
+        throw std::move(Error(cat("the graph executor runs loops whose carried values are tensors, found ",
+                                  type_str(init->checked_type()), "; run this model with --engine interp"))
+                            .node(e->source.empty() ? node.name : e->source));
+      append(node.inputs, values.at(init.get()));
+    }
+    const std::vector<const ExprNode*> captured = captured_values({loop.body->body}, values);
+    for (const ExprNode* v : captured) append(node.inputs, values.at(v));
+    const int64_t body_graph = add_subgraph(loop.body->body, loop.body->params, captured, values, node.name);
+    node.attrs = {{"body_graph", std::to_string(body_graph)},
+                  {"num_carried", std::to_string(loop.inits.size())},
+                  {"num_inputs", std::to_string(node.inputs.size())},
+                  {"num_outputs", std::to_string(flat_size(e->checked_type()))}};
+    return add_node(std::move(node), e->checked_type(), device_code(e.get()));
+  }
+
+  // Builds `root` into a new sub-graph of the current one: its inputs, named "<node>.0",
+  // "<node>.1", ..., are `params` (tensors), then the `captured` values of the outer graph.
+  int64_t add_subgraph(const Expr& root, const std::vector<Var>& params, const std::vector<const ExprNode*>& captured,
+                       const ValueMap& outer, const std::string& if_name) {
     GraphPlan subgraph;
     subgraph.node_row_ptr.push_back(0);
     GraphPlan* const parent = std::exchange(plan_, &subgraph);
     ValueMap values;
+    for (const Var& p : params) {
+      std::string name = cat(if_name, ".", subgraph.input_names.size());
+      subgraph.input_names.push_back(name);
+      values[p.get()] = {variable(name, p->type_annotation, kCpuDeviceCode)};
+    }
     for (const ExprNode* v : captured) {
       Entries inputs;
       for (const GraphEntry& entry : outer.at(v)) {
@@ -291,9 +324,11 @@ class GraphBuilder {
       values[e.get()] = tuple_item(*item, values.at(item->tuple.get()));
     } else if (const auto* branch = as<IfNode>(e)) {
       values[e.get()] = if_node(e, *branch, values);
+    } else if (const auto* loop = as<LoopNode>(e)) {
+      values[e.get()] = loop_node(e, *loop, values);
     } else if (!as<VarNode>(e)) {
       Error error(
-          "the graph executor runs dataflow graphs and If only: this model keeps a let or a call of a global "
+          "the graph executor runs dataflow graphs, If and Loop only: this model keeps a let or a call of a global "
           "function; run it with --engine interp");
       if (!e->source.empty()) error.node(e->source);
       throw error.op(as<LetNode>(e) ? "let" : "function call");
@@ -344,7 +379,23 @@ class GraphBuilder {
                   {"num_inputs", std::to_string(inputs.size())},
                   {"num_outputs", std::to_string(num_outputs)},
                   {"flatten_data", "0"}};
+    if (const double flops = function_flops(*fn); flops > 0)
+      node.attrs["flops"] = std::to_string(static_cast<int64_t>(flops));
     return add_node(std::move(node), e->checked_type(), device);
+  }
+
+  // Floating-point operations of one run of a fused function: the sum over its calls of ops
+  // that count them (OpDef::flops).
+  static double function_flops(const FunctionNode& fn) {
+    double flops = 0;
+    post_order_visit(fn.body, [&](const Expr& e) {
+      const auto* call = as<CallNode>(e);
+      if (!call || !call->op() || !call->op()->flops) return;
+      std::vector<Type> arg_types;
+      for (const Expr& a : call->args) arg_types.push_back(a->checked_type());
+      flops += call->op()->flops(arg_types, e->checked_type(), call->attrs);
+    });
+    return flops;
   }
 
   static bool is_op_call(const Expr& e, std::string_view op) {

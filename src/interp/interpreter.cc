@@ -9,6 +9,7 @@
 // shapes their signature leaves open, and costs nothing when the types are static.
 #include "kiln/interp/interpreter.h"
 
+#include <cstring>
 #include <unordered_map>
 
 #include "interp/deep_stack.h"
@@ -95,6 +96,7 @@ class Frame {
   void compute(NodeId id);
   void eval_let_chain(NodeId id);
   Value eval_if(NodeId id);
+  Value eval_loop(NodeId id);
   Value eval_call(NodeId id);
   Value eval_op_call(NodeId id, OpCall& op, const CallNode& call);
   Value make_closure(NodeId id, const Function& fn);
@@ -158,6 +160,7 @@ void Frame::compute(NodeId id) {
     case ExprKind::kFunction: result = make_closure(id, as_function(e)); break;
     case ExprKind::kLet: eval_let_chain(id); return;  // releases its operands itself
     case ExprKind::kIf: result = eval_if(id); break;
+    case ExprKind::kLoop: result = eval_loop(id); break;
   }
   set(id, std::move(result));
   for (NodeId o : plan_.operands[id]) release(o);
@@ -189,6 +192,52 @@ Value Frame::eval_if(NodeId id) {
     throw std::move(Error("if condition must be a single value").expected("1 element", cat(cond.numel())));
   NodeId branch = plan_.operands[id][cond.at(0) != 0 ? 1 : 2];
   return eval(branch);
+}
+
+// The scan outputs of each iteration stacked along a new axis 0; with no iteration, an empty
+// tensor of the scan's type (its unknown dimensions 0).
+NDArray stack_scan(const std::vector<NDArray>& slices, const Type& stacked_type) {
+  const TensorTypeNode& type = expect_tensor(stacked_type, "a loop's scan output");
+  Shape shape(type.shape.begin() + 1, type.shape.end());
+  if (!slices.empty()) shape = slices[0].shape();
+  for (int64_t& d : shape) d = std::max<int64_t>(d, 0);
+  const size_t slice_bytes = static_cast<size_t>(num_elements(shape)) * dtype_bytes(type.dtype);
+  shape.insert(shape.begin(), static_cast<int64_t>(slices.size()));
+  NDArray out = NDArray::empty(shape, type.dtype);
+  auto* dst = static_cast<uint8_t*>(out.raw());
+  for (size_t i = 0; i < slices.size(); ++i) {
+    if (slices[i].shape() != slices[0].shape())
+      throw std::move(Error("a loop's scan output changes shape between iterations")
+                          .expected(shape_str(slices[0].shape()), shape_str(slices[i].shape())));
+    if (slice_bytes) std::memcpy(dst + i * slice_bytes, slices[i].raw(), slice_bytes);
+  }
+  return out;
+}
+
+// Operands: trip count, condition, initial carried values, then the body's closure.
+Value Frame::eval_loop(NodeId id) {
+  const size_t num_operands = plan_.operands[id].size();
+  const int64_t trip_count = operand(id, 0).tensor().int_at(0);
+  bool cond = operand(id, 1).tensor().int_at(0) != 0;
+  const Closure& body = *operand(id, num_operands - 1).closure();
+  std::vector<Value> carried;
+  for (size_t k = 2; k + 1 < num_operands; ++k) carried.push_back(operand(id, k));
+  const auto* result_type = as_tuple(plan_.nodes[id]->checked_type());
+  const size_t num_scans = result_type->fields.size() - carried.size();
+  std::vector<std::vector<NDArray>> scans(num_scans);
+  for (int64_t i = 0; i < trip_count && cond; ++i) {
+    std::vector<Value> args{Value(NDArray::scalar(DType::kInt64, static_cast<double>(i))),
+                            Value(NDArray::scalar(DType::kBool, 1))};
+    args.insert(args.end(), carried.begin(), carried.end());
+    const std::vector<Value> out = interp_.call(body, args).tuple();
+    cond = out[0].tensor().int_at(0) != 0;
+    for (size_t k = 0; k < carried.size(); ++k) carried[k] = out[k + 1];
+    for (size_t k = 0; k < num_scans; ++k) scans[k].push_back(out[1 + carried.size() + k].tensor());
+  }
+  const size_t num_carried = carried.size();
+  for (size_t k = 0; k < num_scans; ++k)
+    carried.push_back(Value(stack_scan(scans[k], result_type->fields[num_carried + k])));
+  return Value(std::move(carried));
 }
 
 Value Frame::make_closure(NodeId id, const Function& fn) {

@@ -113,6 +113,10 @@ Expr make_if(Expr cond, Expr then_branch, Expr else_branch) {
   return new_node<IfNode>(std::move(cond), std::move(then_branch), std::move(else_branch));
 }
 
+Expr make_loop(Expr trip_count, Expr cond, std::vector<Expr> inits, Function body) {
+  return new_node<LoopNode>(std::move(trip_count), std::move(cond), std::move(inits), std::move(body));
+}
+
 std::vector<Expr> children(const Expr& e) {
   switch (e->kind) {
     case ExprKind::kCall: {
@@ -130,6 +134,13 @@ std::vector<Expr> children(const Expr& e) {
     case ExprKind::kIf: {
       const auto* i = as<IfNode>(e);
       return {i->cond, i->then_branch, i->else_branch};
+    }
+    case ExprKind::kLoop: {
+      const auto* l = as<LoopNode>(e);
+      std::vector<Expr> out{l->trip_count, l->cond};
+      out.insert(out.end(), l->inits.begin(), l->inits.end());
+      out.push_back(l->body);
+      return out;
     }
     default: return {};
   }
@@ -156,6 +167,11 @@ Expr with_children(const Expr& e, const std::vector<Expr>& nc) {
     }
     case ExprKind::kLet: return make_let(as<LetNode>(e)->var, nc[0], nc[1]);
     case ExprKind::kIf: return make_if(nc[0], nc[1], nc[2]);
+    case ExprKind::kLoop: {
+      Function body = as_function(nc.back());
+      if (!body) throw Error::bug("with_children: a loop body rewritten into something that is not a function");
+      return make_loop(nc[0], nc[1], std::vector<Expr>(nc.begin() + 2, nc.end() - 1), std::move(body));
+    }
     default: return e;
   }
 }

@@ -380,6 +380,7 @@ class Parser {
       return function_rest();
     }
     if (t.text == "if") return if_expr();
+    if (t.text == "loop" && peek(1).kind == Tok::kLParen) return loop_expr();
     if (t.text == "meta") return meta_ref();
     if (t.text == "True" || t.text == "False") {
       next();
@@ -409,6 +410,28 @@ class Parser {
     expect_ident("else");
     Expr else_branch = block();
     return make_if(std::move(cond), std::move(then_branch), std::move(else_branch));
+  }
+
+  // loop(%trip_count, %cond, %carried...) %body
+  Expr loop_expr() {
+    expect_ident("loop");
+    expect(Tok::kLParen, "'(' after 'loop'");
+    std::vector<Expr> operands;
+    if (peek().kind != Tok::kRParen) {
+      operands.push_back(expr());
+      while (peek().kind == Tok::kComma) {
+        next();
+        operands.push_back(expr());
+      }
+    }
+    expect(Tok::kRParen, "')' after the loop's operands");
+    const Token& body_start = peek();
+    Function body = as_function(expr());
+    if (!body) fail_at(body_start, "a function as the loop's body");
+    if (operands.size() < 2) fail_at(body_start, "a loop needs a trip count and a condition");
+    Expr trip = operands[0], cond = operands[1];
+    return make_loop(std::move(trip), std::move(cond), std::vector<Expr>(operands.begin() + 2, operands.end()),
+                     std::move(body));
   }
 
   // meta[relay.Constant][i]

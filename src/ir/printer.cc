@@ -389,6 +389,15 @@ class UnitPrinter {
         pieces.push_back({pad + "}"});
         return;
       case ExprKind::kCall: pieces.push_back({call_text(node_as<CallNode>(n)) + type_comment(n)}); return;
+      case ExprKind::kLoop: {
+        // loop(trip count, condition, carried...) body: the body is a function written like a
+        // call's function argument.
+        const auto& l = node_as<LoopNode>(n);
+        std::vector<std::string> items{ref(l.trip_count.get()), ref(l.cond.get())};
+        for (const auto& v : l.inits) items.push_back(ref(v.get()));
+        pieces.push_back({"loop(" + join(items) + ") " + ref(l.body.get()) + type_comment(n)});
+        return;
+      }
       case ExprKind::kTuple: {
         const auto& t = node_as<TupleNode>(n);
         std::vector<std::string> fields;

@@ -132,6 +132,15 @@ class EqualChecker {
         push(a.cond, b.cond);
         return true;
       }
+      case ExprKind::kLoop: {
+        const auto& a = node_as<LoopNode>(x);
+        const auto& b = node_as<LoopNode>(y);
+        push(a.body, b.body);
+        if (!push_all(a.inits, b.inits)) return false;
+        push(a.cond, b.cond);
+        push(a.trip_count, b.trip_count);
+        return true;
+      }
     }
     return false;
   }
@@ -254,6 +263,12 @@ class Hasher {
       case ExprKind::kIf: {
         const auto& i = node_as<IfNode>(e);
         return combine(combine(combine(h, child(i.cond)), child(i.then_branch)), child(i.else_branch));
+      }
+      case ExprKind::kLoop: {
+        const auto& l = node_as<LoopNode>(e);
+        h = combine(combine(h, child(l.trip_count)), child(l.cond));
+        for (const auto& v : l.inits) h = combine(h, child(v));
+        return combine(combine(h, l.inits.size()), child(l.body));
       }
     }
     return h;

@@ -114,6 +114,7 @@ class TypeInferencer {
       case ExprKind::kFunction: return function_type(*as<FunctionNode>(e));
       case ExprKind::kLet: return as<LetNode>(e)->body->checked_type();
       case ExprKind::kIf: return if_type(*as<IfNode>(e));
+      case ExprKind::kLoop: return loop_type(*as<LoopNode>(e));
     }
     return nullptr;
   }
@@ -196,6 +197,78 @@ class TypeInferencer {
     if (!type_equal(a, b))
       throw std::move(Error(located("if branches have different types")).expected(type_str(a), type_str(b)));
     return a;
+  }
+
+  static bool is_scalar_of(const Type& t, DType dtype) {
+    const TensorTypeNode* tensor = as_tensor(t);
+    return tensor && tensor->dtype == dtype && tensor->is_static() && num_elements(tensor->shape) == 1;
+  }
+
+  static bool is_true_constant(const Expr& e) {
+    const auto* c = as<ConstantNode>(e);
+    return c && c->data.numel() == 1 && c->data.int_at(0) != 0;
+  }
+
+  // The number of iterations when the types can know it: a constant trip count, and a
+  // condition that starts true and that the body returns unchanged or as True.
+  static int64_t static_iterations(const LoopNode& l) {
+    const auto* trip = as<ConstantNode>(l.trip_count);
+    const auto* result = as<TupleNode>(l.body->body);
+    if (!trip || trip->data.numel() != 1 || !is_true_constant(l.cond) || !result || result->fields.empty())
+      return kAnyDim;
+    const Expr& next_cond = result->fields[0];
+    if (next_cond != l.body->params[1] && !is_true_constant(next_cond)) return kAnyDim;
+    return std::max<int64_t>(trip->data.int_at(0), 0);
+  }
+
+  Type loop_type(const LoopNode& l) {
+    auto fail = [&](const std::string& what, const std::string& expected, const Type& found) -> Error {
+      Error error(located("loop: ", what));
+      error.expected(expected, type_str(found));
+      if (!l.source.empty()) error.node(l.source);
+      return error;
+    };
+    if (!is_scalar_of(l.trip_count->checked_type(), DType::kInt64))
+      throw fail("the trip count must be one int64", "int64", l.trip_count->checked_type());
+    if (!is_scalar_of(l.cond->checked_type(), DType::kBool))
+      throw fail("the condition must be one bool", "bool", l.cond->checked_type());
+    const auto& params = l.body->params;
+    if (params.size() != l.inits.size() + 2)
+      throw std::move(Error(located("loop: the body takes the iteration number, the condition and each carried value"))
+                          .expected(cat(l.inits.size() + 2, " parameters"), cat(params.size())));
+    if (!is_scalar_of(params[0]->type_annotation, DType::kInt64))
+      throw fail("the body's iteration number must be one int64", "int64", params[0]->type_annotation);
+    if (!is_scalar_of(params[1]->type_annotation, DType::kBool))
+      throw fail("the body's condition must be one bool", "bool", params[1]->type_annotation);
+    const FuncTypeNode* body = as_func(l.body->checked_type());
+    const TupleTypeNode* out = body ? as_tuple(body->ret) : nullptr;
+    if (!out || out->fields.size() < l.inits.size() + 1)
+      throw fail("the body must return (condition, carried values..., scan outputs...)",
+                 cat("a tuple of at least ", l.inits.size() + 1, " fields"), body ? body->ret : nullptr);
+    if (!is_scalar_of(out->fields[0], DType::kBool))
+      throw fail("the body's returned condition must be one bool", "bool", out->fields[0]);
+    std::vector<Type> results;
+    for (size_t k = 0; k < l.inits.size(); ++k) {
+      const Type& init = l.inits[k]->checked_type();
+      const Type& declared = params[k + 2]->type_annotation;
+      const Type& next = out->fields[k + 1];
+      if (!type_accepts(declared, init))
+        throw fail(cat("initial carried value ", k, " does not match the body's parameter %", params[k + 2]->name),
+                   type_str(declared), init);
+      if (!type_equal(declared, next))
+        throw fail(cat("carried value ", k, " changes type across iterations"), type_str(declared), next);
+      results.push_back(declared);
+    }
+    const int64_t iterations = static_iterations(l);
+    for (size_t k = l.inits.size() + 1; k < out->fields.size(); ++k) {
+      const TensorTypeNode* scan = as_tensor(out->fields[k]);
+      if (!scan)
+        throw fail(cat("scan output ", k - l.inits.size() - 1, " must be a tensor"), "a tensor", out->fields[k]);
+      Shape stacked{iterations};
+      stacked.insert(stacked.end(), scan->shape.begin(), scan->shape.end());
+      results.push_back(tensor_type(std::move(stacked), scan->dtype));
+    }
+    return tuple_type(std::move(results));
   }
 
   const IRModule* mod_;

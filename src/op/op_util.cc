@@ -36,4 +36,13 @@ int64_t window_output_size(int64_t in, int64_t kernel, int64_t stride, int64_t d
   return out;
 }
 
+double known_elements(const Shape& shape) {
+  double n = 1;
+  for (int64_t d : shape) {
+    if (d < 0) return 0;
+    n *= static_cast<double>(d);
+  }
+  return n;
+}
+
 }  // namespace kiln

@@ -17,6 +17,9 @@ int64_t normalize_axis(int64_t axis, int64_t ndim, const std::string& what = "ax
 const TensorTypeNode& arg_tensor(const std::vector<Type>& args, size_t i, const std::string& arg_name);
 // Relation of ops whose result has the type of their first argument.
 Type same_type_as_first(const std::vector<Type>& args, const Attrs& attrs);
+// Elements of a shape as a double (flop counts), or 0 when a dimension is unknown.
+double known_elements(const Shape& shape);
+
 // Output extent of a sliding window (conv, pool): floor or ceil of
 // (in + pad_before + pad_after - dilation*(k-1) - 1) / stride + 1. Unknown stays unknown.
 int64_t window_output_size(int64_t in, int64_t kernel, int64_t stride, int64_t dilation, int64_t pad_before,

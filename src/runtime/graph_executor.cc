@@ -1,6 +1,7 @@
 #include "kiln/runtime/graph_executor.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -24,11 +25,14 @@ namespace fs = std::filesystem;
 struct Artifact::Step {
   std::string node_name;
   std::string func_name;
+  double flops = 0;                     // of one call, from the node's "flops" (generated code)
   kiln_kernel_fn generated = nullptr;   // set for nodes with code in lib.so
   const KernelFn* reference = nullptr;  // set for "kiln_ref.<op>" nodes
   bool copy = false;                    // a "__copy" node
   bool is_if = false;                   // a "kiln_if" node: runs sub-graph then_graph or else_graph
   size_t then_graph = 0, else_graph = 0;
+  bool is_loop = false;  // a "kiln_loop" node: runs sub-graph body_graph once per iteration
+  size_t body_graph = 0, num_carried = 0;
   std::string reference_op;
   Attrs attrs;
   std::vector<size_t> input_entries, output_entries;
@@ -95,6 +99,14 @@ Artifact::Step Artifact::resolve_step(const GraphPlan& graph, size_t node_id, co
       step.func_name = "If";
       step.then_graph = std::stoul(node.attrs.at("then_graph"));
       step.else_graph = std::stoul(node.attrs.at("else_graph"));
+    } else if (node.is_loop()) {
+      step.is_loop = true;
+      step.func_name = "Loop";
+      step.body_graph = std::stoul(node.attrs.at("body_graph"));
+      step.num_carried = std::stoul(node.attrs.at("num_carried"));
+      const GraphPlan& body = graph.subgraphs[step.body_graph];
+      for (size_t k = 1; k < body.heads.size(); ++k)
+        check(!body.is_dynamic(body.entry_id(body.heads[k])), "a loop body's output ", k, " has a run-time shape");
     } else if (step.func_name == kCopyFuncName) {
       step.copy = true;
       check(step.input_entries.size() == step.output_entries.size(), "a copy node has ", step.input_entries.size(),
@@ -119,6 +131,8 @@ Artifact::Step Artifact::resolve_step(const GraphPlan& graph, size_t node_id, co
       if (!module)
         throw Error(cat("function '", step.func_name, "' needs generated code, but the artifact has no lib.so"));
       step.generated = module->function(step.func_name);
+      if (const auto flops = node.attrs.find("flops"); flops != node.attrs.end())
+        step.flops = std::stod(flops->second);  // an integer >= 0: graph_json.cc checked it
     }
   } catch (Error& e) {
     e.node(node.name).op(step.reference_op.empty() ? step.func_name : step.reference_op);
@@ -361,13 +375,15 @@ void GraphExecutor::run_steps(std::vector<StepTime>* times) {
     }
     if (times)
       times->push_back({step.node_name, function,
-                        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count()});
+                        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(),
+                        step.flops});
   }
 }
 
 void GraphExecutor::run_step(const Artifact::Step& step, BoundStep& bound) {
   if (step.copy) return run_copy(step);
   if (step.is_if) return run_if(step);
+  if (step.is_loop) return run_loop(step);
   if (step.generated) {
     if (int32_t status = step.generated(bound.args.data()); status != 0)
       throw Error(cat("generated function '", step.func_name, "' failed with status ", status));
@@ -430,6 +446,168 @@ void GraphExecutor::run_if(const Artifact::Step& step) {
       entries_[out] = branch.get_output(k);
     else
       device_of_entry(out).copy_in(branch.entries_[branch.artifact_->output_entries_[k]], entries_[out]);
+  }
+}
+
+namespace {
+
+// A scan output of a loop: each iteration's slice appended along axis 0, into the node's
+// planned tensor when the number of iterations is known, else into a block that grows
+// geometrically (the devices' memory is host-addressable, as the reference kernels assume).
+class ScanOutput {
+ public:
+  ScanOutput(NDArray planned, Shape slice, DType dtype, int64_t expected_iterations, Device& device)
+      : planned_(std::move(planned)),
+        slice_(std::move(slice)),
+        dtype_(dtype),
+        slice_bytes_(static_cast<size_t>(num_elements(slice_)) * dtype_bytes(dtype)),
+        device_(device) {
+    if (planned_.defined()) {
+      buffer_ = planned_;
+      capacity_ = planned_.shape().empty() ? 0 : planned_.shape()[0];
+    } else {
+      grow(std::clamp<int64_t>(expected_iterations, 1, 64));
+    }
+  }
+
+  void append(const NDArray& slice) {
+    if (count_ == capacity_) {
+      check(!planned_.defined(), "a loop ran more iterations than its scan output holds (", capacity_, ")");
+      grow(capacity_ * 2);
+    }
+    if (slice_bytes_)
+      std::memcpy(static_cast<uint8_t*>(buffer_.raw()) + count_ * slice_bytes_, slice.raw(), slice_bytes_);
+    ++count_;
+  }
+
+  // The stacked slices: [iterations, ...slice].
+  NDArray result() const {
+    if (planned_.defined()) {
+      check(count_ == capacity_, "a loop ran ", count_, " iterations where its type promised ", capacity_);
+      return planned_;
+    }
+    Shape shape = slice_;
+    shape.insert(shape.begin(), count_);
+    return buffer_.view(shape, dtype_);
+  }
+
+ private:
+  void grow(int64_t capacity) {
+    NDArray bigger = device_.allocate(std::max<size_t>(static_cast<size_t>(capacity) * slice_bytes_, 1));
+    if (count_ && slice_bytes_) std::memcpy(bigger.raw(), buffer_.raw(), static_cast<size_t>(count_) * slice_bytes_);
+    buffer_ = std::move(bigger);
+    capacity_ = capacity;
+  }
+
+  NDArray planned_, buffer_;
+  Shape slice_;
+  DType dtype_;
+  size_t slice_bytes_;
+  Device& device_;
+  int64_t capacity_ = 0, count_ = 0;
+};
+
+}  // namespace
+
+// The body runs on storage planned and allocated once (its executor). Carried values are
+// double-buffered: each iteration's carried outputs are written straight into one of two
+// blocks the loop owns, which the next iteration reads as its inputs, so nothing is copied
+// between iterations; only the final values are copied into the node's outputs.
+void GraphExecutor::run_loop(const Artifact::Step& step) {
+  GraphExecutor& body = *subgraph_executors_[step.body_graph];
+  const Artifact& b = *body.artifact_;
+  const GraphPlan& g = artifact_->graph();
+  const auto read_scalar = [this](size_t entry) { return device_of_entry(entry).copy_out(entries_[entry]).int_at(0); };
+  const int64_t trip_count = read_scalar(step.input_entries[0]);
+  bool cond = read_scalar(step.input_entries[1]) != 0;
+  const size_t n = step.num_carried;
+  const size_t num_scans = step.output_entries.size() - n;
+
+  for (size_t k = 2 + n; k < step.input_entries.size(); ++k) body.bind_input(k, entries_[step.input_entries[k]]);
+  NDArray iteration = NDArray::empty(b.inputs()[0].shape, DType::kInt64);
+  NDArray body_cond = NDArray::empty(b.inputs()[1].shape, DType::kBool);
+  *iteration.data<int64_t>() = 0;
+  *body_cond.data<bool>() = true;
+  body.bind_input(0, iteration);
+  body.bind_input(1, body_cond);
+
+  // A carried head that is also something else of the body (one of its inputs, a parameter,
+  // another head) is copied instead of written in place.
+  std::vector<NDArray> current(n);
+  std::vector<std::array<NDArray, 2>> buffers(n);
+  std::vector<bool> in_place(n, true);
+  for (size_t k = 0; k < n; ++k) {
+    current[k] = entries_[step.input_entries[2 + k]];
+    const size_t head = b.output_entries_[k + 1];
+    in_place[k] = !b.params_by_entry_[head].defined() &&
+                  std::count(b.output_entries_.begin(), b.output_entries_.end(), head) == 1 &&
+                  std::find(b.input_entries_.begin(), b.input_entries_.end(), head) == b.input_entries_.end();
+    Device& device = body.device_of_entry(head);
+    for (NDArray& buffer : buffers[k])
+      buffer = device.allocate(std::max<size_t>(current[k].nbytes(), 1)).view(current[k].shape(), current[k].dtype());
+  }
+
+  std::vector<ScanOutput> scans;
+  const int64_t expected = trip_count;
+  for (size_t j = 0; j < num_scans; ++j) {
+    const size_t out = step.output_entries[n + j], head = b.output_entries_[n + 1 + j];
+    scans.emplace_back(g.is_dynamic(out) ? NDArray() : entries_[out], b.graph().shape[head],
+                       parse_dtype(b.graph().dltype[head]), expected, device_of_entry(out));
+  }
+
+  int64_t i = 0;
+  for (; i < trip_count && cond; ++i) {
+    *iteration.data<int64_t>() = i;
+    std::vector<NDArray> next(n);
+    for (size_t k = 0; k < n; ++k) {
+      body.bind_input(2 + k, current[k]);
+      next[k] = buffers[k][i % 2];
+      if (in_place[k]) body.rebind_entry(b.output_entries_[k + 1], next[k]);
+    }
+    try {
+      body.run_steps(nullptr);
+    } catch (Error& e) {
+      throw e.file(b.origin()).node(cat(step.node_name, " iteration ", i));
+    }
+    const size_t cond_head = b.output_entries_[0];
+    cond = body.device_of_entry(cond_head).copy_out(body.entries_[cond_head]).int_at(0) != 0;
+    for (size_t k = 0; k < n; ++k) {
+      if (!in_place[k])
+        body.device_of_entry(b.output_entries_[k + 1]).copy_in(body.entries_[b.output_entries_[k + 1]], next[k]);
+      current[k] = next[k];
+    }
+    for (size_t j = 0; j < num_scans; ++j) scans[j].append(body.entries_[b.output_entries_[n + 1 + j]]);
+  }
+  for (size_t k = 0; k < n; ++k) {
+    const size_t out = step.output_entries[k];
+    device_of_entry(out).copy_in(current[k], entries_[out]);
+  }
+  for (size_t j = 0; j < num_scans; ++j) {
+    const size_t out = step.output_entries[n + j];
+    if (g.is_dynamic(out))
+      entries_[out] = scans[j].result();
+    else
+      scans[j].result();  // checks the count
+  }
+}
+
+// Points `entry` at `value` (of its shape and dtype) in every step that reads or writes it.
+void GraphExecutor::rebind_entry(size_t entry, const NDArray& value) {
+  if (entries_[entry].raw() == value.raw()) return;
+  entries_[entry] = value;
+  for (size_t i = 0; i < bound_steps_.size(); ++i) {
+    const Artifact::Step& step = artifact_->steps_[i];
+    BoundStep& bound = bound_steps_[i];
+    for (size_t k = 0; k < step.input_entries.size(); ++k) {
+      if (step.input_entries[k] != entry) continue;
+      bound.args[k] = const_cast<void*>(value.raw());
+      bound.inputs[k] = value;
+    }
+    for (size_t k = 0; k < step.output_entries.size(); ++k) {
+      if (step.output_entries[k] != entry) continue;
+      bound.args[step.input_entries.size() + k] = const_cast<void*>(value.raw());
+      bound.outputs[k] = value;
+    }
   }
 }
 

@@ -199,9 +199,13 @@ void validate_node(const GraphPlan& plan, size_t i) {
   }
   if (node.is_if()) {
     if (node.inputs.empty()) throw field_error(field + ".inputs", "an If node reads its condition first");
+  } else if (node.is_loop()) {
+    if (node.inputs.size() < 2)
+      throw field_error(field + ".inputs", "a Loop node reads its trip count and condition first")
+          .expected("at least 2 inputs", cat(node.inputs.size()));
   } else if (node.op != "tvm_op") {
     throw field_error(field + ".op", "unknown node kind")
-        .expected("\"null\", \"tvm_op\" or \"kiln_if\"", "\"" + node.op + "\"");
+        .expected("\"null\", \"tvm_op\", \"kiln_if\" or \"kiln_loop\"", "\"" + node.op + "\"");
   } else if (node.func_name().empty()) {
     throw field_error(field + ".attrs.func_name", "missing or empty");
   }
@@ -217,6 +221,8 @@ void validate_node(const GraphPlan& plan, size_t i) {
       throw field_error(field + ".attrs.num_outputs", "disagrees with node_row_ptr")
           .expected(cat(outputs), cat(declared));
   }
+  if (node.attrs.count("flops") && int_attr(node, "flops", field) < 0)
+    throw field_error(field + ".attrs.flops", "is negative").expected("a count >= 0", node.attrs.at("flops"));
   for (size_t j = 0; j < node.inputs.size(); ++j)
     validate_entry(plan, node.inputs[j], static_cast<int64_t>(i), cat(field, ".inputs[", j, "]"));
 }
@@ -338,6 +344,83 @@ void validate_if_nodes(const GraphPlan& plan) {
   }
 }
 
+bool is_scalar_entry(const GraphPlan& plan, size_t entry, std::string_view dtype) {
+  return plan.dltype[entry] == dtype && !plan.is_dynamic(entry) && num_elements(plan.shape[entry]) == 1;
+}
+
+size_t input_entry(const GraphPlan& graph, size_t k) {
+  size_t variable = 0;
+  while (!(graph.nodes[variable].is_variable() && graph.nodes[variable].name == graph.input_names[k])) ++variable;
+  return graph.entry_id(static_cast<int64_t>(variable), 0);
+}
+
+// A loop body takes (iteration, condition, carried..., captured...) where the node takes
+// (trip count, condition, initial carried..., captured...), and gives (condition, carried...,
+// scan slices...) where the node gives (carried..., stacked scans...).
+void validate_loop_node(const GraphPlan& plan, size_t i) {
+  const GraphNode& node = plan.nodes[i];
+  const std::string field = cat("nodes[", i, "]");
+  const size_t trip = plan.entry_id(node.inputs[0]), cond = plan.entry_id(node.inputs[1]);
+  if (!is_scalar_entry(plan, trip, "int64"))
+    throw field_error(field + ".inputs[0]", "a Loop's trip count is one int64")
+        .expected("int64 ()", entry_type(plan, trip));
+  if (!is_scalar_entry(plan, cond, "bool"))
+    throw field_error(field + ".inputs[1]", "a Loop's condition is one bool")
+        .expected("bool ()", entry_type(plan, cond));
+  if (!node.attrs.count("num_carried")) throw field_error(field + ".attrs", "missing \"num_carried\"");
+  const int64_t num_carried = int_attr(node, "num_carried", field);
+  const auto outputs = static_cast<size_t>(plan.num_node_outputs(static_cast<int64_t>(i)));
+  if (num_carried < 0 || static_cast<size_t>(num_carried) + 2 > node.inputs.size() ||
+      static_cast<size_t>(num_carried) > outputs)
+    throw field_error(field + ".attrs.num_carried", "more carried values than the node's inputs or outputs allow")
+        .expected(cat("0 <= n <= ", std::min(node.inputs.size() - 2, outputs)), cat(num_carried));
+  const auto n = static_cast<size_t>(num_carried);
+  const GraphPlan& body = branch_graph(plan, node, "body_graph", field);
+  const std::string where = field + " (body_graph)";
+  if (body.input_names.size() != node.inputs.size())
+    throw field_error(where, "the body's inputs differ from the node's inputs")
+        .expected(cat(node.inputs.size()), cat(body.input_names.size()));
+  if (body.heads.size() != outputs + 1)
+    throw field_error(where, "the body's heads differ from the node's outputs and the condition")
+        .expected(cat(outputs + 1), cat(body.heads.size()));
+  if (!is_scalar_entry(body, input_entry(body, 0), "int64") || !is_scalar_entry(body, input_entry(body, 1), "bool") ||
+      !is_scalar_entry(body, body.entry_id(body.heads[0]), "bool"))
+    throw field_error(where, "the body's iteration number is one int64 and its conditions one bool each");
+  for (size_t k = 2; k < node.inputs.size(); ++k) {
+    const size_t outer = plan.entry_id(node.inputs[k]), inner = input_entry(body, k);
+    if (plan.is_dynamic(outer))
+      throw field_error(cat(field, ".inputs[", k, "]"), "a sub-graph input of run-time shape");
+    if (entry_type(plan, outer) != entry_type(body, inner))
+      throw field_error(cat(where, ".inputs[", k, "]"), "the body's input has another type")
+          .expected(entry_type(plan, outer), entry_type(body, inner));
+  }
+  for (size_t k = 0; k < outputs; ++k) {
+    const size_t outer = plan.entry_id(static_cast<int64_t>(i), static_cast<int64_t>(k));
+    const size_t head = body.entry_id(body.heads[k + 1]);
+    std::string expected = entry_type(body, head);
+    if (k < n) {
+      const size_t input = input_entry(body, k + 2);
+      if (entry_type(body, input) != expected)
+        throw field_error(cat(where, " head ", k + 1), "a carried value changes type across iterations")
+            .expected(entry_type(body, input), expected);
+    } else {
+      Shape stacked = body.shape[head];
+      stacked.insert(stacked.begin(), plan.shape[outer].empty() ? 0 : plan.shape[outer][0]);
+      expected = cat(body.dltype[head], " ", shape_str(stacked));
+    }
+    if (entry_type(plan, outer) != expected)
+      throw field_error(cat(field, " output ", k), k < n ? "a carried output differs from the body's head"
+                                                         : "a scan output is not the body's head stacked")
+          .expected(expected, entry_type(plan, outer));
+  }
+}
+
+void validate_control_nodes(const GraphPlan& plan) {
+  validate_if_nodes(plan);
+  for (size_t i = 0; i < plan.nodes.size(); ++i)
+    if (plan.nodes[i].is_loop()) validate_loop_node(plan, i);
+}
+
 }  // namespace
 
 std::string GraphNode::func_name() const {
@@ -367,7 +450,7 @@ void validate_graph(const GraphPlan& plan) {
   for (size_t i = 0; i < plan.heads.size(); ++i) validate_entry(plan, plan.heads[i], num_nodes, cat("heads[", i, "]"));
   validate_entry_attrs(plan);
   validate_names(plan);
-  validate_if_nodes(plan);
+  validate_control_nodes(plan);
   if (plan.abi_version != KILN_ABI_VERSION)
     throw field_error("kiln.abi_version", "artifact built for another kernel ABI")
         .expected(cat(KILN_ABI_VERSION), cat(plan.abi_version));

@@ -1,6 +1,7 @@
 // graph.json, the execution plan of an artifact, in TVM's graph-executor schema:
 //   {"nodes": [{"op": "null" | "tvm_op", "name": ..., "attrs": {"func_name": ..., "num_inputs": "1",
-//               "num_outputs": "1", "flatten_data": "0", ["op_attrs": "<Attrs as JSON>"]},
+//               "num_outputs": "1", "flatten_data": "0", ["op_attrs": "<Attrs as JSON>"],
+//               ["flops": "<floating-point operations of one call, for profiles>"]},
 //               "inputs": [[node, index, version], ...]}, ...],
 //    "arg_nodes": [...], "heads": [[node, index, version], ...], "node_row_ptr": [...],
 //    "attrs": {"dltype": ["list_str", [...]], "shape": ["list_shape", [[...], ...]],
@@ -20,6 +21,15 @@
 // A sub-graph is a graph object of this same schema (its own nodes, entries, storage ids and
 // "kiln" section, which may hold sub-graphs of its own); its kiln.input_names are bound to
 // v1..vn in order, and its heads give the node's outputs, with equal shapes and dtypes.
+// A node {"op": "kiln_loop", "attrs": {"body_graph": "B", "num_carried": "n", "num_inputs",
+// "num_outputs"}, "inputs": [trip_count, cond, c1, ..., cn, v1, ..., vm]} (ONNX Loop) runs
+// kiln.subgraphs[B] while the iteration number is below the one-element int64 trip_count and
+// the condition (at first the one-element bool cond) holds. The body's kiln.input_names are
+// bound to (iteration number: int64 (), condition: bool (), carried values, v1..vm) and its
+// heads are (condition, carried values, scan outputs): each carried head has its input's
+// type and is the next iteration's input, the node's first n outputs are the final carried
+// values (c1..cn when no iteration runs), and output n+j stacks scan head j of every
+// iteration along a new axis 0 (shape [iterations, ...head], iterations -1 unless known).
 // Parameters of every sub-graph live in the artifact's one params.bin, under names unique
 // across the whole tree.
 // The backend fills a GraphPlan and writes it; the runtime reads and validates it, so the
@@ -43,6 +53,8 @@ inline constexpr std::string_view kCopyFuncName = "__copy";
 
 // The node op of an If: it runs one of two sub-graphs on its inputs.
 inline constexpr std::string_view kIfNodeOp = "kiln_if";
+// The node op of a Loop: it runs a body sub-graph once per iteration.
+inline constexpr std::string_view kLoopNodeOp = "kiln_loop";
 
 struct GraphEntry {
   int64_t node = 0;
@@ -52,7 +64,7 @@ struct GraphEntry {
 };
 
 struct GraphNode {
-  std::string op;  // "null" (an input or a parameter), "tvm_op" or "kiln_if"
+  std::string op;  // "null" (an input or a parameter), "tvm_op", "kiln_if" or "kiln_loop"
   std::string name;
   std::map<std::string, std::string> attrs;  // TVM keeps every node attribute as a string
   std::vector<GraphEntry> inputs;
@@ -60,6 +72,7 @@ struct GraphNode {
 
   bool is_variable() const { return op == "null"; }
   bool is_if() const { return op == kIfNodeOp; }
+  bool is_loop() const { return op == kLoopNodeOp; }
   // attrs["func_name"], or "" when absent.
   std::string func_name() const;
 };
@@ -78,7 +91,7 @@ struct GraphPlan {
   std::vector<std::string> input_names;
   std::vector<std::string> output_names;
   int64_t abi_version = 1;
-  // kiln.subgraphs: the branches of this graph's "kiln_if" nodes.
+  // kiln.subgraphs: the branches of this graph's "kiln_if" nodes and the bodies of its "kiln_loop" nodes.
   std::vector<GraphPlan> subgraphs;
   bool operator==(const GraphPlan&) const = default;
 

@@ -32,9 +32,12 @@ struct GroupFunction {
   bool has_op_call = false;
 };
 
+Function fuse_function(const Function& fn, bool fuse);
+
 class FusedBodyBuilder {
  public:
-  explicit FusedBodyBuilder(const fusion::Grouping& g) : g_(g), outer_(g.nodes.size()), inner_(g.nodes.size()) {
+  FusedBodyBuilder(const fusion::Grouping& g, bool fuse)
+      : g_(g), fuse_(fuse), outer_(g.nodes.size()), inner_(g.nodes.size()) {
     for (size_t i = 0; i < g.nodes.size(); ++i) index_[g.nodes[i].expr.get()] = i;
     for (size_t i = 0; i < g.nodes.size(); ++i)
       if (const auto* call = as<CallNode>(g.nodes[i].expr); call && call->op())
@@ -51,6 +54,11 @@ class FusedBodyBuilder {
     size_t root = g_.group_root[i];
     auto group = groups_.find(root);
     if (group == groups_.end()) {  // not part of a kernel: rebuild with rewritten children
+      // A function inside (a loop's body) is fused on its own, like a function of the module.
+      if (Function fn = as_function(g_.nodes[i].expr)) {
+        outer_[i] = fuse_function(fn, fuse_);
+        return;
+      }
       outer_[i] = rebuild(i, [&](size_t c) { return outer_[c]; });
       return;
     }
@@ -89,6 +97,7 @@ class FusedBodyBuilder {
   }
 
   const fusion::Grouping& g_;
+  const bool fuse_;
   std::vector<Expr> outer_, inner_;
   std::unordered_map<const ExprNode*, size_t> index_;
   std::unordered_map<size_t, GroupFunction> groups_;
@@ -97,7 +106,7 @@ class FusedBodyBuilder {
 Function fuse_function(const Function& fn, bool fuse) {
   if (fn->is_primitive()) return fn;
   fusion::Grouping g = fusion::group_for_fusion(fn->body, fuse);
-  return make_function(fn->params, FusedBodyBuilder(g).build(), fn->ret_type, fn->attrs);
+  return make_function(fn->params, FusedBodyBuilder(g, fuse).build(), fn->ret_type, fn->attrs);
 }
 
 }  // namespace

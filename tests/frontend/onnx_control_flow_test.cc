@@ -7,6 +7,7 @@
 #include "frontend/onnx_test_util.h"
 #include "kiln/interp/interpreter.h"
 #include "kiln/ir/printer.h"
+#include "kiln/ir/visit.h"
 #include "kiln/transform/pass.h"
 
 namespace kiln::testing {
@@ -254,13 +255,27 @@ TEST(OnnxControlFlow, LoopStopsWhenItsConditionTurnsFalse) {
   expect_close(run(b, {f32({2}, {1, 1}), f32({2}, {0, 5})}, options).tensor(), {3, 8});
 }
 
-TEST(OnnxControlFlow, LoopWithRunTimeTripCountNamesWhatMustBeKnown) {
+// A trip count known only at run time: the Loop becomes an IR loop, not unrolled.
+TEST(OnnxControlFlow, LoopWithRunTimeTripCountRunsAsALoop) {
   OnnxModelBuilder b = loop_model(true);
   OnnxImportOptions options;
   options.freeze_params = true;
-  std::string message = error_of([&] { from_onnx_bytes(b.bytes(), options); });
-  EXPECT_TRUE(contains(message, "Loop"));
-  EXPECT_TRUE(contains(message, "trip count M) must be known at import time"));
+  OnnxModel m = from_onnx_bytes(b.bytes(), options);
+  bool has_loop = false;
+  post_order_visit(m.module.lookup("main"), [&](const Expr& e) { has_loop |= as<LoopNode>(e) != nullptr; });
+  EXPECT_TRUE(has_loop);
+  for (int64_t trips : {3, 0}) {
+    Value out = interpret(
+        m.module, "main",
+        {Value(NDArray::from_vector<int64_t>({}, {trips})), Value(f32({2}, {10, 20})), Value(f32({2}, {1, 2}))});
+    if (trips == 3) {
+      expect_close(out.tuple()[0].tensor(), {31, 62});
+      expect_close(out.tuple()[1].tensor(), {11, 22, 21, 42, 31, 62});
+    } else {
+      expect_close(out.tuple()[0].tensor(), {1, 2});
+      EXPECT_EQ(out.tuple()[1].tensor().shape(), (Shape{0, 2}));
+    }
+  }
 }
 
 TEST(OnnxControlFlow, ScanRunsReverseDirections) {

@@ -11,15 +11,18 @@
 
 #include "cli.h"
 #include "compiled_model.h"
+#include "fp32_peak.h"
 #include "kiln/support/error.h"
 
 namespace kiln::cli {
 namespace {
 
-// Mean time per run of each function over `repeat` profiled runs, largest first.
+// Mean time per run of each function over `repeat` profiled runs, largest first; for functions
+// whose flops the compiler counted (products, convolutions, attention), GFLOP/s and its share of
+// one core's measured fp32 peak times the threads.
 void print_profile(GraphExecutor& executor, int repeat) {
   struct Total {
-    double ms = 0;
+    double ms = 0, flops = 0;  // flops: of one run
     int calls = 0;
   };
   std::map<std::string, Total> totals;
@@ -28,15 +31,27 @@ void print_profile(GraphExecutor& executor, int repeat) {
     for (const GraphExecutor::StepTime& t : executor.run_profiled()) {
       Total& total = totals[t.function];
       total.ms += t.ms / repeat;
-      if (r == 0) ++total.calls;
+      if (r == 0) {
+        ++total.calls;
+        total.flops += t.flops;
+      }
       all += t.ms / repeat;
     }
   std::vector<std::pair<std::string, Total>> rows(totals.begin(), totals.end());
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.ms > b.second.ms; });
-  std::printf("%10s %6s %6s  %s\n", "ms/run", "share", "calls", "function");
-  for (const auto& [function, total] : rows)
-    std::printf("%10.4f %5.1f%% %6d  %s\n", total.ms, all > 0 ? 100 * total.ms / all : 0.0, total.calls,
-                function.c_str());
+  const double peak = measure_fp32_peak_gflops() * executor.num_threads();
+  std::printf("fp32 peak (measured, %d thread%s): %.1f GFLOP/s\n", executor.num_threads(),
+              executor.num_threads() == 1 ? "" : "s", peak);
+  std::printf("%10s %6s %6s %8s %6s  %s\n", "ms/run", "share", "calls", "GFLOP/s", "peak", "function");
+  for (const auto& [function, total] : rows) {
+    const double gflops = total.ms > 0 ? total.flops / (total.ms * 1e6) : 0;
+    std::printf("%10.4f %5.1f%% %6d ", total.ms, all > 0 ? 100 * total.ms / all : 0.0, total.calls);
+    if (total.flops > 0)
+      std::printf("%8.1f %5.1f%%", gflops, 100 * gflops / peak);
+    else
+      std::printf("%8s %6s", "-", "-");
+    std::printf("  %s\n", function.c_str());
+  }
 }
 
 }  // namespace

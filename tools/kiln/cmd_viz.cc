@@ -32,15 +32,17 @@ struct KernelTime {
   int calls = 0;
 };
 
-// One row of `kiln bench --profile` ("ms/run share% calls function"), or nothing for other
-// lines (the header, blank lines). Parsed by hand: GCC 12 warns inside <regex> under ASan.
+// One row of `kiln bench --profile` ("ms/run share% calls GFLOP/s peak% function", the flop
+// columns "-" when not counted), or nothing for other lines (the peak line, the header, blank
+// lines). Parsed by hand: GCC 12 warns inside <regex> under ASan.
 std::optional<std::pair<std::string, KernelTime>> profile_row(const std::string& line) {
   std::istringstream fields(line);
   double ms = 0, share = 0;
   char percent = 0;
   int calls = 0;
-  std::string function, extra;
-  if (!(fields >> ms >> share >> percent >> calls >> function) || percent != '%' || (fields >> extra))
+  std::string gflops, peak, function, extra;
+  if (!(fields >> ms >> share >> percent >> calls >> gflops >> peak >> function) || percent != '%' ||
+      (fields >> extra))
     return std::nullopt;
   return std::pair{function, KernelTime{share, calls}};
 }

@@ -17,7 +17,19 @@ namespace kiln {
 
 struct OpDef;
 
-enum class ExprKind : uint8_t { kVar, kGlobalVar, kConstant, kOp, kCall, kTuple, kTupleGetItem, kFunction, kLet, kIf };
+enum class ExprKind : uint8_t {
+  kVar,
+  kGlobalVar,
+  kConstant,
+  kOp,
+  kCall,
+  kTuple,
+  kTupleGetItem,
+  kFunction,
+  kLet,
+  kIf,
+  kLoop
+};
 
 // The source new nodes record now (see SourceScope below).
 const std::string& current_source();
@@ -131,6 +143,26 @@ class IfNode : public ExprNode {
   const Expr else_branch;
 };
 
+// A loop (ONNX Loop, and Scan through it): `body` runs while the iteration number is below
+// `trip_count` (an int64 scalar) and the condition (a bool scalar, `cond` at first) holds.
+// body(iteration, cond, carried...) -> (cond, carried..., scans...); the loop's value is the
+// tuple (final carried..., scans stacked along a new axis 0). Both operands are always
+// present: the frontend writes an absent trip count as INT64_MAX and an absent condition as
+// True. The body is a child (a function whose free variables read the enclosing scope).
+class LoopNode : public ExprNode {
+ public:
+  LoopNode(Expr trip, Expr c, std::vector<Expr> init, Function b)
+      : ExprNode(ExprKind::kLoop),
+        trip_count(std::move(trip)),
+        cond(std::move(c)),
+        inits(std::move(init)),
+        body(std::move(b)) {}
+  const Expr trip_count;
+  const Expr cond;
+  const std::vector<Expr> inits;  // initial carried values
+  const Function body;
+};
+
 // While one is alive, nodes made on this thread record `name` as their source (the
 // frontend sets it per ONNX node, the parser per line, rewriters per node they rewrite).
 // Scopes nest.
@@ -169,6 +201,7 @@ Expr make_tuple_get_item(Expr tuple, int index);
 Function make_function(std::vector<Var> params, Expr body, Type ret_type = nullptr, Attrs attrs = {});
 Expr make_let(Var var, Expr value, Expr body);
 Expr make_if(Expr cond, Expr then_branch, Expr else_branch);
+Expr make_loop(Expr trip_count, Expr cond, std::vector<Expr> inits, Function body);
 
 // The direct sub-expressions, in evaluation order. Var binders of Let and Function
 // parameters are not children; an OpNode callee is not a child.
@@ -188,7 +221,8 @@ const T* as(const Expr& e) {
                          : std::is_same_v<T, TupleGetItemNode> ? ExprKind::kTupleGetItem
                          : std::is_same_v<T, FunctionNode>     ? ExprKind::kFunction
                          : std::is_same_v<T, LetNode>          ? ExprKind::kLet
-                                                               : ExprKind::kIf;
+                         : std::is_same_v<T, IfNode>           ? ExprKind::kIf
+                                                               : ExprKind::kLoop;
   return e && e->kind == k ? static_cast<const T*>(e.get()) : nullptr;
 }
 

@@ -60,6 +60,11 @@ struct OpDef {
   bool nondeterministic = false;
   // Null when the op has no compute definition and runs its reference kernel when compiled.
   std::shared_ptr<OpStrategy> strategy;
+  // Floating-point operations of one call (a multiply-add counts 2) from its typed arguments and
+  // result, for kiln bench --profile's GFLOP/s; 0 when a shape is unknown. Unset: not counted
+  // (element-wise and data-movement ops, whose speed is bytes, not flops).
+  using FlopsFn = std::function<double(const std::vector<Type>& arg_types, const Type& out_type, const Attrs& attrs)>;
+  FlopsFn flops;
   std::string doc;
 
   // Fluent set-up, used by the op files.
@@ -76,6 +81,8 @@ struct OpDef {
   template <class T>
   OpDef& set_relation(std::function<Type(const std::vector<Type>& arg_types, const T& attrs)> rel);
   OpDef& set_pattern(OpPattern p);
+  template <class T>
+  OpDef& set_flops(std::function<double(const std::vector<Type>& arg_types, const Type& out_type, const T& attrs)> fn);
   OpDef& set_kernel(std::string kernel_name);
   OpDef& set_nondeterministic();
 
@@ -118,6 +125,15 @@ OpDef& OpDef::set_relation(std::function<Type(const std::vector<Type>& arg_types
       e.op(op);
       throw;
     }
+  };
+  return *this;
+}
+
+template <class T>
+OpDef& OpDef::set_flops(std::function<double(const std::vector<Type>&, const Type&, const T&)> fn) {
+  flops = [fn = std::move(fn), op = name](const std::vector<Type>& arg_types, const Type& out_type,
+                                          const Attrs& attrs) {
+    return fn(arg_types, out_type, attrs_from<T>(attrs, op));
   };
   return *this;
 }

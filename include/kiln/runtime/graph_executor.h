@@ -113,6 +113,7 @@ class GraphExecutor {
   struct StepTime {
     std::string node, function;  // function: the generated kernel, or the reference op
     double ms = 0;
+    double flops = 0;  // floating-point operations of the call when the compiler counted them
   };
   // run(), timing every node (for `kiln bench --profile`; the clock reads cost a little).
   std::vector<StepTime> run_profiled();
@@ -127,6 +128,8 @@ class GraphExecutor {
   void bind_entries();
   void bind_input(size_t index, const NDArray& value);
   void run_if(const Artifact::Step& step);
+  void run_loop(const Artifact::Step& step);
+  void rebind_entry(size_t entry, const NDArray& value);
   void run_steps(std::vector<StepTime>* times);
   void run_step(const Artifact::Step& step, BoundStep& bound);
   void run_copy(const Artifact::Step& step);

@@ -286,6 +286,17 @@ void attention_schedule(const ScheduleInput& in, const AttentionAttrs& attrs) {
 
 }  // namespace
 
+// Two products: query x key^T (Sq x Sk x D) and probabilities x value (Sq x Sk x Dv) per batch.
+double attention_flops(const std::vector<Type>& args, const Type& out_type, const AttentionAttrs&) {
+  const TensorTypeNode* query = as_tensor(args.at(0));
+  const TensorTypeNode* key = as_tensor(args.at(1));
+  const TensorTypeNode* out = as_tensor(out_type);
+  if (!query || !key || !out || query->shape.size() < 2 || key->shape.size() < 2) return 0;
+  const double sk = static_cast<double>(key->shape[key->shape.size() - 2]);
+  const double d = static_cast<double>(query->shape.back()), dv = static_cast<double>(out->shape.back());
+  return sk < 0 || d < 0 || dv <= 0 ? 0 : 2.0 * known_elements(out->shape) / dv * sk * (d + dv);
+}
+
 void register_nn_attention_ops(OpRegistry& registry) {
   OpDef& def = registry.add("nn.attention")
                    .describe(
@@ -297,7 +308,8 @@ void register_nn_attention_ops(OpRegistry& registry) {
                    .arg("mask", true)
                    .attrs<AttentionAttrs>()
                    .set_relation<AttentionAttrs>(attention_relation)
-                   .set_pattern(OpPattern::kOpaque);
+                   .set_pattern(OpPattern::kOpaque)
+                   .set_flops<AttentionAttrs>(attention_flops);
   set_compute<AttentionAttrs>(def, attention_compute);
   set_schedule<AttentionAttrs>(def, attention_schedule);
 }

@@ -841,6 +841,19 @@ void conv2d_operands_schedule(const ScheduleInput& in, const Conv2DAttrs& attrs,
 
 }  // namespace nn
 
+// 2 * output elements * the weight elements one output channel reads, in any layout (blocked
+// ones too: the output's channels are its C axis times its c block).
+double conv2d_flops(const std::vector<Type>& args, const Type& out_type, const Conv2DAttrs& attrs) {
+  const TensorTypeNode* weight = as_tensor(args.at(1));
+  const TensorTypeNode* out = as_tensor(out_type);
+  const std::string& layout = attrs.out_layout.empty() ? attrs.data_layout : attrs.out_layout;
+  const size_t c = layout.find('C');
+  if (!weight || !out || c == std::string::npos || c >= out->shape.size()) return 0;
+  double channels = static_cast<double>(out->shape[c]);
+  if (out->shape.size() == 5) channels *= static_cast<double>(out->shape[4]);
+  return channels > 0 ? 2.0 * known_elements(out->shape) * known_elements(weight->shape) / channels : 0;
+}
+
 void register_nn_conv_ops(OpRegistry& registry) {
   OpDef& conv2d = registry.add("nn.conv2d")
                       .describe(
@@ -851,6 +864,7 @@ void register_nn_conv_ops(OpRegistry& registry) {
                       .attrs<Conv2DAttrs>()
                       .set_relation<Conv2DAttrs>(conv2d_relation)
                       .set_pattern(OpPattern::kOutEWiseFusable);
+  conv2d.set_flops<Conv2DAttrs>(conv2d_flops);
   set_compute<Conv2DAttrs>(conv2d, conv2d_compute);
   set_schedule<Conv2DAttrs>(conv2d, conv2d_schedule);
 

@@ -554,6 +554,23 @@ void register_product_strategy(OpDef& op, std::function<Product(const ComputeInp
 
 }  // namespace
 
+// 2 * output elements * the reduction length; `k_axis` counts from the end of argument 0.
+double product_flops(const std::vector<Type>& args, const Type& out, int k_axis) {
+  const TensorTypeNode* a = as_tensor(args.at(0));
+  const TensorTypeNode* o = as_tensor(out);
+  if (!a || !o || a->shape.size() < static_cast<size_t>(k_axis)) return 0;
+  const int64_t k = a->shape[a->shape.size() - k_axis];
+  return k < 0 ? 0 : 2.0 * known_elements(o->shape) * static_cast<double>(k);
+}
+
+template <class T>
+void set_product_flops(OpDef& op) {
+  op.set_flops<T>([](const std::vector<Type>& args, const Type& out, const T& attrs) {
+    if constexpr (requires { attrs.transpose_a; }) return product_flops(args, out, attrs.transpose_a ? 2 : 1);
+    return product_flops(args, out, 1);
+  });
+}
+
 void register_nn_dense_ops(OpRegistry& registry) {
   registry.add("nn.dense")
       .describe("Fully connected layer: data (..., K) times the transpose of weight (units, K).")
@@ -588,6 +605,10 @@ void register_nn_dense_ops(OpRegistry& registry) {
       .set_relation<BatchMatmulAttrs>(batch_matmul_relation)
       .set_pattern(OpPattern::kOutEWiseFusable);
 
+  set_product_flops<DenseAttrs>(registry.get_mutable("nn.dense"));
+  set_product_flops<DensePackedAttrs>(registry.get_mutable("nn.dense_packed"));
+  set_product_flops<MatmulAttrs>(registry.get_mutable("nn.matmul"));
+  set_product_flops<BatchMatmulAttrs>(registry.get_mutable("nn.batch_matmul"));
   register_product_strategy<DenseAttrs>(registry.get_mutable("nn.dense"), dense_product);
   register_product_strategy<DensePackedAttrs>(registry.get_mutable("nn.dense_packed"), dense_packed_product);
   register_product_strategy<MatmulAttrs>(registry.get_mutable("nn.matmul"),

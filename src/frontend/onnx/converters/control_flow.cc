@@ -5,15 +5,19 @@
 // an If of several outputs becomes one `if` of a tuple, and an item of it per output.
 // With a run-time condition, a branch that does not convert for the input shapes given
 // becomes a run-time error (op `unreachable`) when the other branch converts.
-// Loop and Scan are unrolled: their trip count and every iteration's condition must be
-// known at import time. Unrolling keeps every value typed even when loop-carried shapes
-// grow (scan outputs, sequences), and each iteration's counter is a constant, so the shape
-// arithmetic inside the body folds.
+// A Loop whose trip count and every iteration's condition are known at import time is
+// unrolled: that keeps every value typed even when loop-carried shapes grow (scan outputs,
+// sequences), and each iteration's counter is a constant, so the shape arithmetic inside the
+// body folds. Any other Loop, and every Scan, becomes an IR `loop` (LoopNode) run as control
+// flow; its carried values must keep their types across iterations.
+#include <limits>
 #include <optional>
 
 #include "frontend/onnx/converters/converter_util.h"
 #include "kiln/attrs/control.h"
+#include "kiln/attrs/indexing.h"
 #include "kiln/attrs/transform.h"
+#include "kiln/ir/type_infer.h"
 #include "kiln/ir/visit.h"
 
 namespace kiln::frontend {
@@ -171,31 +175,100 @@ struct LoopBounds {
   bool cond = true;
 };
 
-LoopBounds loop_bounds(ConvertContext& c) {
+// The body of an IR loop: parameters (iteration, condition, carried...) passed to the ONNX
+// body as its inputs after `extra_args` are spliced in by `body_args`.
+struct LoopBody {
+  std::vector<Var> params;
+  Function fn;
+};
+
+std::vector<Var> loop_params(ConvertContext& c, const std::vector<Expr>& carried) {
+  std::vector<Var> params{make_var("iteration", tensor_type({}, DType::kInt64)),
+                          make_var("cond", tensor_type({}, DType::kBool))};
+  for (size_t k = 0; k < carried.size(); ++k) {
+    if (!carried[k] || is_optional_none(carried[k])) throw Error(cat("loop-carried value ", k, " has no value"));
+    params.push_back(make_var(cat("carried", k), c.type_of(carried[k])));
+  }
+  return params;
+}
+
+// The loop's results: final carried values, then the scan outputs.
+std::vector<Expr> loop_results(const Expr& loop, size_t count) {
+  std::vector<Expr> results;
+  for (size_t k = 0; k < count; ++k) results.push_back(make_tuple_get_item(loop, static_cast<int>(k)));
+  return results;
+}
+
+Function loop_function(std::vector<Var> params, const std::vector<Expr>& outs) {
+  for (size_t k = 0; k < outs.size(); ++k)
+    if (!outs[k] || is_optional_none(outs[k])) throw Error(cat("output ", k, " of the loop's body has no value"));
+  return make_function(std::move(params), make_tuple(outs));
+}
+
+Expr scalar_operand(ConvertContext& c, size_t input) {
+  const TensorTypeNode& t = c.tensor_type_of(c.input(input), cat("input ", input));
+  if (t.ndim() == 0) return c.input(input);
+  return call_op("reshape", {c.input(input)}, ReshapeAttrs{.newshape = {}});
+}
+
+// A Loop with a trip count or condition known only at run time: an IR loop.
+ConvertResult convert_loop_at_run_time(ConvertContext& c, const onnx::GraphProto& body,
+                                       const std::vector<Expr>& carried, size_t n_scans) {
+  try {
+    Expr trip = c.has_input(0)
+                    ? scalar_operand(c, 0)
+                    : make_constant(NDArray::from_vector<int64_t>({}, {std::numeric_limits<int64_t>::max()}));
+    Expr cond = c.has_input(1) ? scalar_operand(c, 1) : bool_constant(true);
+    std::vector<Var> params = loop_params(c, carried);
+    std::vector<Expr> outs = c.convert_subgraph(body, std::vector<Expr>(params.begin(), params.end()));
+    if (outs.size() != 1 + carried.size() + n_scans)
+      throw std::move(Error("Loop's body gives the wrong number of outputs")
+                          .expected(cat(1 + carried.size() + n_scans), cat(outs.size())));
+    if (outs[0] && c.tensor_type_of(outs[0], "the body's condition").ndim() != 0)
+      outs[0] = call_op("reshape", {outs[0]}, ReshapeAttrs{.newshape = {}});
+    Expr loop = make_loop(trip, cond, carried, loop_function(params, outs));
+    c.type_of(loop);
+    return loop_results(loop, carried.size() + n_scans);
+  } catch (const Error& e) {
+    // "must be known at import time" lets `kiln onnx-test` retry with the inputs fixed, which unrolls.
+    throw Error(cat("Loop cannot run as a loop (", e.what(),
+                    "); its trip count and condition must be known at import time for kiln to unroll it"));
+  }
+}
+
+std::optional<LoopBounds> constant_loop_bounds(ConvertContext& c) {
   LoopBounds bounds;
   if (c.has_input(0)) {
-    std::vector<int64_t> m = c.require_ints_input(0, "trip count M");
-    check(m.size() == 1, "Loop's trip count must be a scalar, found ", m.size(), " values");
-    bounds.trip_count = m[0];
+    std::optional<NDArray> m = c.constant_input(0);
+    if (!m) return std::nullopt;
+    check(m->numel() == 1, "Loop's trip count must be a scalar, found ", m->numel(), " values");
+    bounds.trip_count = m->int_at(0);
   }
-  if (c.has_input(1)) bounds.cond = bool_scalar(c.require_constant_input(1, "condition"), "Loop's condition");
+  if (c.has_input(1)) {
+    std::optional<NDArray> cond = c.constant_input(1);
+    if (!cond) return std::nullopt;
+    bounds.cond = bool_scalar(*cond, "Loop's condition");
+  }
   return bounds;
 }
 
 ConvertResult convert_loop(ConvertContext& c) {
   const onnx::GraphProto& body = graph_attr(c, "body");
-  LoopBounds bounds = loop_bounds(c);
   std::vector<Expr> carried(c.inputs().begin() + std::min<size_t>(2, c.num_inputs()), c.inputs().end());
   const size_t n_carried = carried.size();
   if (c.num_outputs() < n_carried)
     throw std::move(Error("Loop has fewer outputs than loop-carried values")
                         .expected(cat("at least ", n_carried), cat(c.num_outputs())));
   const size_t n_scans = c.num_outputs() - n_carried;
+  const std::optional<LoopBounds> known = constant_loop_bounds(c);
+  if (!known) return convert_loop_at_run_time(c, body, carried, n_scans);
+  const LoopBounds bounds = *known;
+  const std::vector<Expr> initial = carried;
   std::vector<std::vector<Expr>> scans(n_scans);
   bool cond = bounds.cond;
   for (int64_t i = 0; cond && (!bounds.trip_count || i < *bounds.trip_count); ++i) {
-    if (i >= kMaxUnrolledIterations)
-      throw Error(cat("Loop runs more than ", kMaxUnrolledIterations, " iterations; kiln unrolls loops up to that"));
+    // Longer loops run as loops.
+    if (i >= kMaxUnrolledIterations) return convert_loop_at_run_time(c, body, initial, n_scans);
     std::vector<Expr> args{int64_scalar(i), bool_constant(cond)};
     args.insert(args.end(), carried.begin(), carried.end());
     std::vector<Expr> outs = c.convert_subgraph(body, args);
@@ -205,9 +278,7 @@ ConvertResult convert_loop(ConvertContext& c) {
                                         " scan outputs)"),
                                     cat(outs.size())));
     std::optional<NDArray> next = outs[0] ? c.constant_value(outs[0]) : std::nullopt;
-    if (!next)
-      throw Error(cat("the condition computed by Loop's body in iteration ", i,
-                      " must be known at import time: kiln unrolls loops"));
+    if (!next) return convert_loop_at_run_time(c, body, initial, n_scans);
     cond = bool_scalar(*next, "Loop's condition output");
     std::copy(outs.begin() + 1, outs.begin() + 1 + static_cast<std::ptrdiff_t>(n_carried), carried.begin());
     for (size_t k = 0; k < n_scans; ++k) {
@@ -217,7 +288,7 @@ ConvertResult convert_loop(ConvertContext& c) {
   }
   std::vector<Expr> outputs = carried;
   for (size_t k = 0; k < n_scans; ++k) {
-    if (scans[k].empty()) throw Error(cat("Loop runs no iteration, so kiln cannot tell the shape of scan output ", k));
+    if (scans[k].empty()) return convert_loop_at_run_time(c, body, initial, n_scans);
     outputs.push_back(stack(scans[k], 0));
   }
   // An optional without value among the results is passed on as such.
@@ -247,8 +318,34 @@ ScanAttrs scan_attrs(ConvertContext& c, size_t n_scan_outputs) {
   return a;
 }
 
-// One scan over `state` and `scan_inputs` (opset 9 semantics); returns the final state then
-// the scan outputs.
+// Element `index` (an int64 scalar) of `x` along `axis`, without that axis.
+Expr take_at(const Expr& x, const Expr& index, int64_t axis) {
+  return call_op("take", {x, index}, TakeAttrs{.axis = axis, .mode = "fast"});
+}
+
+// `x` in reverse order along axis 0, which has `length` elements.
+Expr reverse_axis0(const Expr& x, int64_t length) {
+  std::vector<int64_t> order(static_cast<size_t>(length));
+  for (int64_t i = 0; i < length; ++i) order[static_cast<size_t>(i)] = length - 1 - i;
+  return call_op("take", {x, make_constant(NDArray::from_vector<int64_t>({length}, order))},
+                 TakeAttrs{.axis = 0, .mode = "fast"});
+}
+
+// `x` with its axis 0 moved to `axis`.
+Expr move_axis0_to(const Expr& x, int64_t axis, int64_t rank) {
+  if (axis == 0) return x;
+  std::vector<int64_t> axes;
+  for (int64_t d = 1; d < rank; ++d) {
+    if (static_cast<int64_t>(axes.size()) == axis) axes.push_back(0);
+    axes.push_back(d);
+  }
+  if (static_cast<int64_t>(axes.size()) == axis) axes.push_back(0);
+  return call_op("transpose", {x}, TransposeAttrs{.axes = axes});
+}
+
+// One scan over `state` and `scan_inputs` (opset 9 semantics) as an IR loop of `length`
+// iterations whose body reads element t (or length-1-t, reversed) of each scan input;
+// returns the final state then the scan outputs.
 std::vector<Expr> run_scan(ConvertContext& c, const onnx::GraphProto& body, std::vector<Expr> state,
                            const std::vector<Expr>& scan_inputs, const ScanAttrs& a, size_t n_scan_outputs) {
   int64_t length = -1;
@@ -263,25 +360,27 @@ std::vector<Expr> run_scan(ConvertContext& c, const onnx::GraphProto& body, std:
                           .expected(cat(length), cat(shape[axis])));
     length = shape[axis];
   }
-  check(length > 0, "Scan needs at least one iteration to know the shapes of its outputs");
-  std::vector<std::vector<Expr>> outs(n_scan_outputs);
-  for (int64_t t = 0; t < length; ++t) {
-    std::vector<Expr> args = state;
-    for (size_t j = 0; j < scan_inputs.size(); ++j)
-      args.push_back(take_slice(scan_inputs[j], axes[j], a.input_directions[j] ? length - 1 - t : t));
-    std::vector<Expr> results = c.convert_subgraph(body, args);
-    check(results.size() == state.size() + n_scan_outputs, "Scan's body gives ", results.size(), " outputs; expected ",
-          state.size() + n_scan_outputs);
-    std::copy(results.begin(), results.begin() + static_cast<std::ptrdiff_t>(state.size()), state.begin());
-    for (size_t k = 0; k < n_scan_outputs; ++k) outs[k].push_back(results[state.size() + k]);
-  }
-  std::vector<Expr> result = state;
+  check(length >= 0, "Scan needs at least one scan input");
+  std::vector<Var> params = loop_params(c, state);
+  std::vector<Expr> args(params.begin() + 2, params.end());
+  const Expr& t = params[0];
+  const Expr reversed_t = call_op("subtract", {int64_scalar(length - 1), t});
+  for (size_t j = 0; j < scan_inputs.size(); ++j)
+    args.push_back(take_at(scan_inputs[j], a.input_directions[j] ? reversed_t : t, axes[j]));
+  std::vector<Expr> results = c.convert_subgraph(body, args);
+  check(results.size() == state.size() + n_scan_outputs, "Scan's body gives ", results.size(), " outputs; expected ",
+        state.size() + n_scan_outputs);
+  results.insert(results.begin(), params[1]);
+  Expr loop = make_loop(int64_scalar(length), bool_constant(true), state, loop_function(params, results));
+  c.type_of(loop);
+  std::vector<Expr> outputs = loop_results(loop, state.size() + n_scan_outputs);
   for (size_t k = 0; k < n_scan_outputs; ++k) {
-    if (a.output_directions[k]) std::reverse(outs[k].begin(), outs[k].end());
-    int64_t rank = c.tensor_type_of(outs[k][0], cat("scan output ", k)).ndim();
-    result.push_back(stack(outs[k], normalize_onnx_axis(a.output_axes[k], rank + 1, "scan_output_axes")));
+    Expr& out = outputs[state.size() + k];
+    if (a.output_directions[k]) out = reverse_axis0(out, length);
+    int64_t rank = c.tensor_type_of(out, cat("scan output ", k)).ndim();
+    out = move_axis0_to(out, normalize_onnx_axis(a.output_axes[k], rank, "scan_output_axes"), rank);
   }
-  return result;
+  return outputs;
 }
 
 ConvertResult convert_scan_v9(ConvertContext& c) {
