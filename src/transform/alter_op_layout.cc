@@ -18,7 +18,8 @@
 // keep meeting ops that need NCHW (convolutions whose channels the block does not divide,
 // grouped ones) pays more in copies than the blocked convs save. A function is rewritten only
 // when it has at most max(2, blocked convs / 4) activation transforms; the option force=1
-// rewrites it anyway, and depthwise=0 keeps depthwise convolutions NCHW.
+// rewrites it anyway, depthwise=0 keeps depthwise convolutions NCHW, and narrow_inputs=0 keeps
+// convolutions whose input channels do not fill a vector NCHW (see conv_blocks).
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -54,6 +55,23 @@ const CallNode* op_call(const Expr& e) {
   return call && call->op() ? call : nullptr;
 }
 
+// NCHW{block}c, with block 1 spelled out: NCHW1c is the 5-D form NCHW data takes to feed a
+// blocked convolution (the same bytes as NCHW).
+std::string data_layout_of(int64_t block) { return block == 1 ? "NCHW1c" : Layout::nchw(block); }
+
+// The blocks of a float32 convolution: choose_conv2d_layout's, or, for a convolution whose output
+// channels fill vectors but whose input channels do not (the 3-channel stem, MobileNet's and
+// EfficientNet's 24- and 40-channel bottlenecks expanding), NCHW1c input and blocked output:
+// it reads the narrow NCHW tensor as it is and writes the wide one blocked, where an NCHW
+// convolution would write the wide tensor NCHW and a layout_transform copy it into blocks.
+ConvLayoutChoice conv_blocks(int lanes, int64_t in_channels, int64_t out_channels, int64_t groups, bool narrow_inputs) {
+  ConvLayoutChoice choice = choose_conv2d_layout(lanes, in_channels, out_channels, groups);
+  if (choice.blocked() || !narrow_inputs || groups != 1 || lanes <= 1 || out_channels % lanes != 0) return choice;
+  choice.in_block = 1;
+  choice.out_block = lanes;
+  return choice;
+}
+
 Expr layout_transform(const Expr& data, const std::string& src, const std::string& dst) {
   LayoutTransformAttrs attrs;
   attrs.src_layout = src;
@@ -63,7 +81,8 @@ Expr layout_transform(const Expr& data, const std::string& src, const std::strin
 
 class LayoutAlterer : public ExprRewriter {
  public:
-  LayoutAlterer(int vector_lanes, bool depthwise) : lanes_(vector_lanes), depthwise_(depthwise) {}
+  LayoutAlterer(int vector_lanes, bool depthwise, bool narrow_inputs)
+      : lanes_(vector_lanes), depthwise_(depthwise), narrow_inputs_(narrow_inputs) {}
   int64_t blocked_convs = 0;
 
  protected:
@@ -114,8 +133,8 @@ class LayoutAlterer : public ExprRewriter {
     if (b && b->block == block) return b->expr;
     auto key = std::make_pair(original.get(), block);
     if (auto it = conversions_.find(key); it != conversions_.end()) return it->second;
-    Expr converted = b ? layout_transform(b->expr, Layout::nchw(b->block), Layout::nchw(block))
-                       : layout_transform(rewritten(original), "NCHW", Layout::nchw(block));
+    Expr converted = b ? layout_transform(b->expr, Layout::nchw(b->block), data_layout_of(block))
+                       : layout_transform(rewritten(original), "NCHW", data_layout_of(block));
     return conversions_[key] = converted;
   }
 
@@ -128,11 +147,11 @@ class LayoutAlterer : public ExprRewriter {
                        (attrs.out_dtype.empty() || attrs.out_dtype == "float32");
     if (!plain || !data || !weight || data->dtype != DType::kFloat32 || !is_static(*data) || !is_static(*weight))
       return nullptr;
-    const ConvLayoutChoice choice = choose_conv2d_layout(lanes_, data->shape[1], weight->shape[0], attrs.groups);
+    const ConvLayoutChoice choice = conv_blocks(lanes_, data->shape[1], weight->shape[0], attrs.groups, narrow_inputs_);
     if (!choice.blocked() || (choice.depthwise && !depthwise_)) return nullptr;
     // The call's attributes as written, with the layouts replaced (IR text stays as short).
     Attrs blocked_attrs = call.attrs;
-    blocked_attrs.set("data_layout", AttrValue(choice.data_layout()));
+    blocked_attrs.set("data_layout", AttrValue(data_layout_of(choice.in_block)));
     blocked_attrs.set("kernel_layout", AttrValue(choice.kernel_layout()));
     blocked_attrs.set("out_layout", AttrValue(choice.out_layout()));
     ++blocked_convs;
@@ -251,6 +270,7 @@ class LayoutAlterer : public ExprRewriter {
 
   int lanes_;
   bool depthwise_;
+  bool narrow_inputs_;
   std::unordered_map<const ExprNode*, Blocked> blocked_;
   std::map<std::pair<const ExprNode*, int64_t>, Expr> conversions_;
 };
@@ -274,7 +294,7 @@ int64_t activation_transforms(const Expr& root) {
 IRModule alter_op_layout_pass(const IRModule& mod, const AlterOpLayoutOptions& options) {
   const int lanes = options.vector_lanes > 0 ? options.vector_lanes : host_vector_lanes();
   IRModule out = map_functions(infer_types(mod), [&](const Function& fn) {
-    LayoutAlterer alterer(lanes, options.depthwise);
+    LayoutAlterer alterer(lanes, options.depthwise, options.narrow_inputs);
     Function altered = as_function(alterer.rewrite(fn));
     if (options.force || alterer.blocked_convs == 0) return altered;
     infer_untyped_nodes(altered);

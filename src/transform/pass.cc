@@ -146,7 +146,8 @@ void register_builtin_passes() {
     r.add({{"CombineParallelBatchMatmul", 3, {"InferType"}, true}, combine_parallel_batch_matmul_in_context});
     // Options: "vector_lanes" (float32 lanes of the target's vectors) picks the blocks, "force"
     // rewrites even where the boundaries cost more than the blocked convs save, "depthwise"
-    // (true unless given) whether depthwise convolutions go blocked.
+    // (true unless given) whether depthwise convolutions go blocked, "narrow_inputs" (true unless
+    // given) whether convolutions with too few input channels for a block read NCHW1c.
     r.add({{"AlterOpLayout", 3, {"InferType"}, true}, [](const IRModule& m, const PassContext& ctx) {
              const Attrs& options = ctx.options_of("AlterOpLayout");
              AlterOpLayoutOptions o;
@@ -154,11 +155,21 @@ void register_builtin_passes() {
                o.vector_lanes = static_cast<int>(lanes->as_int());
              if (const AttrValue* force = options.find("force")) o.force = force->as_bool();
              if (const AttrValue* depthwise = options.find("depthwise")) o.depthwise = depthwise->as_bool();
+             if (const AttrValue* narrow = options.find("narrow_inputs")) o.narrow_inputs = narrow->as_bool();
              return alter_op_layout_pass(m, o);
            }});
     r.add(simple_pass({"FuseLayerNorm", 2, {"InferType"}, true}, fuse_layer_norm_pass));
     r.add(simple_pass({"MoveBiasBeforeReshape", 2, {"InferType"}, true}, move_bias_before_reshape_pass));
     r.add(simple_pass({"FuseAttention", 2, {"InferType"}, true}, fuse_attention_pass));
+    // Options: "force" (every 3x3 stride-1 blocked convolution), "min_tiles", "channels_per_tile".
+    r.add({{"WinogradConv2D", 3, {"InferType"}, true}, [](const IRModule& m, const PassContext& ctx) {
+             const Attrs& options = ctx.options_of("WinogradConv2D");
+             WinogradConv2DOptions o;
+             if (const AttrValue* force = options.find("force")) o.force = force->as_bool();
+             if (const AttrValue* tiles = options.find("min_tiles")) o.min_tiles = tiles->as_int();
+             if (const AttrValue* per = options.find("channels_per_tile")) o.channels_per_tile = per->as_int();
+             return winograd_conv2d_pass(m, o);
+           }});
     r.add({{"PackDenseWeights", 3, {"InferType"}, true},
            [](const IRModule& m, const PassContext&) { return pack_dense_weights_pass(m); }});
     r.add(simple_pass({"DeadCodeElimination", 1, {}, false}, dead_code_elimination_pass));

@@ -41,12 +41,12 @@ expect_error "unknown option" "unknown option --frobnicate" "$kiln" compile "$ro
 if command -v script >/dev/null; then
   KILN_PROGRESS_DELAY_MS=0 KILN_CACHE_DIR=$tmp/cache script -qec \
     "'$kiln' compile '$root/examples/cnn/model.onnx' -o '$tmp/tty.kiln'" /dev/null >"$tmp/tty" || fail "compile on a tty"
-  grep -qa $'\rkiln: lowered 7/7 functions' "$tmp/tty" || fail "no 'lowered' progress: $(cat -A "$tmp/tty")"
-  grep -qa $'\rkiln: compiling 7 kernels with the C compiler' "$tmp/tty" || fail "no 'compiling' progress: $(cat -A "$tmp/tty")"
+  grep -qaE $'\rkiln: lowered [0-9]+/[0-9]+ functions' "$tmp/tty" || fail "no 'lowered' progress: $(cat -A "$tmp/tty")"
+  grep -qaE $'\rkiln: compiling [0-9]+ kernels with the C compiler' "$tmp/tty" || fail "no 'compiling' progress: $(cat -A "$tmp/tty")"
   grep -qa $'\r\033\[Kwrote ' "$tmp/tty" || fail "progress line not erased before the summary: $(cat -A "$tmp/tty")"
   KILN_PROGRESS_DELAY_MS=0 KILN_CACHE_DIR=$tmp/cache script -qec \
     "'$kiln' compile '$root/examples/cnn/model.onnx' -o '$tmp/tty.kiln'" /dev/null >"$tmp/tty2" || fail "compile on a tty"
-  grep -qa $'\rkiln: 7 kernels found in the compile cache' "$tmp/tty2" || fail "no cache-hit progress: $(cat -A "$tmp/tty2")"
+  grep -qaE $'\rkiln: [0-9]+ kernels found in the compile cache' "$tmp/tty2" || fail "no cache-hit progress: $(cat -A "$tmp/tty2")"
 fi
 
 [[ $failures -eq 0 ]] && echo "help_version: all passed"

@@ -145,6 +145,10 @@ TEST(LayoutTransform, ComputeMatchesKernel) {
   expect_compiled_matches_interpreter(fn("1, 4, 3, 3, 8", "NCHW8c", "NCHW16c", "float32"));
   expect_compiled_matches_interpreter(fn("32, 16, 3, 3", "OIHW", "OIHW8i16o", "float32"));
   expect_compiled_matches_interpreter(fn("1, 8, 2, 2", "NCHW", "NCHW4c", "int32"), inputs_in(-100, 100));
+  // Large enough to run in parallel tasks of several rows; row counts that the tasks do not divide.
+  expect_compiled_matches_interpreter(fn("1, 48, 31, 29", "NCHW", "NCHW16c", "float32"));
+  expect_compiled_matches_interpreter(fn("1, 3, 31, 29, 16", "NCHW16c", "NCHW", "float32"));
+  expect_compiled_matches_interpreter(fn("1, 6, 23, 19, 8", "NCHW8c", "NCHW16c", "float32"));
 }
 
 // A blocked convolution and the NCHW one give the same values on the same tensors.
@@ -159,7 +163,8 @@ void expect_blocked_conv_matches_nchw(Shape data_shape, Shape weight_shape, int6
   };
   NDArray data = random(data_shape), weight = random(weight_shape);
   NDArray want = run_op("nn.conv2d", {data, weight}, attrs).at(0);
-  const std::string data_layout = Layout::nchw(x), kernel_layout = cat("OIHW", depthwise ? 1 : x, "i", y, "o");
+  const std::string data_layout = x == 1 ? "NCHW1c" : Layout::nchw(x);
+  const std::string kernel_layout = cat("OIHW", depthwise ? 1 : x, "i", y, "o");
   Attrs blocked = attrs;
   blocked.set("data_layout", AttrValue(data_layout));
   blocked.set("kernel_layout", AttrValue(kernel_layout));
@@ -192,6 +197,10 @@ TEST(BlockedConv2d, RelationAndKernelMatchNchw) {
       {1, 16, 7, 7}, {16, 1, 3, 3}, 8, 8,
       {{"groups", AttrValue(int64_t{16})}, {"padding", AttrValue(int64_t{1})}, {"strides", AttrValue(int64_t{2})}},
       /*depthwise=*/true);
+  // NCHW1c data (input channels that fill no block) into a blocked output.
+  expect_blocked_conv_matches_nchw({1, 11, 5, 5}, {8, 11, 3, 3}, 1, 8,
+                                   {{"padding", AttrValue(int64_t{1})}, {"strides", AttrValue(int64_t{2})}});
+  expect_blocked_conv_matches_nchw({1, 3, 9, 7}, {16, 3, 3, 3}, 1, 16, {{"padding", AttrValue(int64_t{1})}});
 }
 
 TEST(BlockedConv2d, DepthwiseRelationChecksGroups) {
@@ -231,6 +240,16 @@ TEST(BlockedConv2d, ComputeMatchesKernel) {
       conv("1, 2, 10, 10, 16", "2, 1, 3, 3, 1, 16", "padding=[1, 1], " + dw, "clip(%0, a_min=0f, a_max=6f)"), o);
   expect_compiled_matches_interpreter(
       conv("1, 2, 9, 9, 16", "2, 1, 3, 3, 1, 16", "strides=[2, 2], padding=[1, 1], " + dw, "%0"), o);
+  // Planes large enough that each output row pads the rows it reads (depthwise_pads_per_row):
+  // odd extents, 3x3 and 5x5, stride 1 and 2, asymmetric padding, a SiLU tail.
+  expect_compiled_matches_interpreter(
+      conv("1, 2, 47, 51, 16", "2, 1, 3, 3, 1, 16", "padding=[1, 1], " + dw, "multiply(%0, sigmoid(%0))"), o);
+  expect_compiled_matches_interpreter(
+      conv("1, 2, 53, 49, 16", "2, 1, 5, 5, 1, 16", "strides=[2, 2], padding=[2, 2], " + dw, "%0"), o);
+  expect_compiled_matches_interpreter(
+      conv("2, 2, 51, 47, 16", "2, 1, 3, 3, 1, 16", "strides=[2, 2], padding=[0, 1, 2, 1], " + dw,
+           "clip(%0, a_min=0f, a_max=6f)"),
+      o);
 }
 
 }  // namespace

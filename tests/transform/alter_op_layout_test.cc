@@ -205,11 +205,45 @@ def @main(%x: Tensor[(1, 8, 4, 4), float32], %w1: Tensor[(8, 8, 1, 1), float32],
 })");
 }
 
+TEST(AlterOpLayout, NarrowInputsReadNchw1cIntoBlockedOutputs) {
+  // 3 input channels (the stem) or 24 with 16 lanes: the data is read as NCHW1c, the output blocked.
+  const std::string before = R"(
+def @main(%x: Tensor[(1, 3, 9, 7), float32], %w1: Tensor[(16, 3, 3, 3), float32], %w2: Tensor[(8, 16, 1, 1), float32]) {
+  %0 = nn.conv2d(%x, %w1, padding=[1, 1], strides=[2, 2]);
+  %1 = nn.relu(%0);
+  nn.conv2d(%1, %w2)
+})";
+  expect_altered(before, R"(
+def @main(%x: Tensor[(1, 3, 9, 7), float32], %w1: Tensor[(16, 3, 3, 3), float32], %w2: Tensor[(8, 16, 1, 1), float32]) {
+  %0 = )" + lt("%x", "NCHW", "NCHW1c") +
+                             R"(;
+  %1 = )" + lt("%w1", "OIHW", "OIHW1i8o") +
+                             R"(;
+  %2 = nn.conv2d(%0, %1, padding=[1, 1], strides=[2, 2], data_layout="NCHW1c", kernel_layout="OIHW1i8o", out_layout="NCHW8c");
+  %3 = nn.relu(%2);
+  %4 = )" + lt("%w2", "OIHW", "OIHW8i8o") +
+                             R"(;
+  %5 = nn.conv2d(%3, %4, )" + kL8 +
+                             R"();
+  )" + lt("%5", "NCHW8c", "NCHW") +
+                             R"(
+})");
+  // narrow_inputs=false keeps such a convolution NCHW.
+  const char* stem = R"(def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(16, 3, 3, 3), float32]) {
+  nn.conv2d(%x, %w, padding=[1, 1]) })";
+  AlterOpLayoutOptions options;
+  options.vector_lanes = 8;
+  options.force = true;
+  options.narrow_inputs = false;
+  IRModule got = alter_op_layout_pass(parse_module(stem), options);
+  EXPECT_TRUE(structural_equal(got, infer_types(parse_module(stem)))) << print_module(got);
+}
+
 TEST(AlterOpLayout, LeavesIneligibleConvolutionsAlone) {
-  // 3 input channels (no block divides them), a grouped (not depthwise) conv, float64, a
-  // dynamic batch: nothing changes.
+  // Neither input nor output channels a multiple of the block, a grouped (not depthwise) conv,
+  // float64, a dynamic batch: nothing changes.
   for (const char* text : {
-           R"(def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(16, 3, 3, 3), float32]) {
+           R"(def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(12, 3, 3, 3), float32]) {
   nn.conv2d(%x, %w, padding=[1, 1]) })",
            R"(def @main(%x: Tensor[(1, 16, 8, 8), float32], %w: Tensor[(16, 8, 3, 3), float32]) {
   nn.conv2d(%x, %w, padding=[1, 1], groups=2) })",

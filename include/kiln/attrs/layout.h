@@ -63,7 +63,8 @@ struct SourceAxis {
   Index from(const std::vector<Index>& dst_index, Div div, Mod mod) const {
     Index full = dst_index[outer];
     if (dst_block > 1) full = full * dst_block + dst_index[inner];
-    if (src_block <= 1) return full;
+    // A block axis of factor 1 (NCHW1c's c) is always 0: mod by 1.
+    if (src_block <= 1 && primal) return full;
     return primal ? div(full, src_block) : mod(full, src_block);
   }
 };

@@ -984,4 +984,182 @@ static inline int32_t kiln_rnn_seq_f32(int64_t seq, int64_t batch, int64_t hidde
                                NULL);
 }
 
+/* ---- Winograd F(4x4, 3x3) over blocked NCHW{x}c data ----------------------------------------
+ * kiln_conv2d_winograd_f32 is a whole 3x3 stride-1 convolution (nn.conv2d_winograd): data
+ * (n, cb, h, w, x), u from nn.winograd_weight_transform (36, kp/32, cb*x, 32) with
+ * kp = out_channels rounded up to 32, out (n, ob, oh, ow, y). The output is cut into tiles of 4x4
+ * positions; a task takes `block` tiles (sized by the caller so its scratch stays in L2) and
+ *   1. transforms each tile's 6x6 input window (zeros outside the image) to V = B^T d B, stored as
+ *      36 matrices of block x channels (row = tile, channels contiguous);
+ *   2. multiplies each of the 36 by its U (channels x out_channels) on the panel GEMM, M = V U;
+ *   3. transforms each tile's 36 vectors of M back to 4x4 outputs, Y = A^T M A, dropping the
+ *      positions past the output's edge.
+ * Per output that is 36 / 16 = 2.25 products per (input, output) channel pair instead of 9.
+ * Tasks run on the executor's pool. Returns 0, or -1 when the scratch cannot be allocated. */
+#define KILN_WINO_ALPHA 6
+#define KILN_WINO_POINTS 36
+#define KILN_WINO_MAX_LANES 64
+
+/* r_i = (B^T d)_i for six vectors d_k (x lanes each) at stride ds; results at stride rs. */
+static inline void kiln_wino_bt6(const float* KILN_RESTRICT d, int64_t ds, float* KILN_RESTRICT r, int64_t rs,
+                                 int64_t x) {
+  for (int64_t l = 0; l < x; ++l) {
+    const float d0 = d[l], d1 = d[ds + l], d2 = d[2 * ds + l], d3 = d[3 * ds + l], d4 = d[4 * ds + l],
+                d5 = d[5 * ds + l];
+    r[l] = 4.0f * d0 - 5.0f * d2 + d4;
+    r[rs + l] = -4.0f * (d1 + d2) + d3 + d4;
+    r[2 * rs + l] = 4.0f * (d1 - d2) - d3 + d4;
+    r[3 * rs + l] = 2.0f * (d3 - d1) - d2 + d4;
+    r[4 * rs + l] = 2.0f * (d1 - d3) - d2 + d4;
+    r[5 * rs + l] = 4.0f * d1 - 5.0f * d3 + d5;
+  }
+}
+
+/* o_i = (A^T m)_i, i < 4, for six vectors m_k at stride ms; results at stride os. */
+static inline void kiln_wino_at6(const float* KILN_RESTRICT m, int64_t ms, float* KILN_RESTRICT o, int64_t os,
+                                 int64_t x) {
+  for (int64_t l = 0; l < x; ++l) {
+    const float m0 = m[l], m1 = m[ms + l], m2 = m[2 * ms + l], m3 = m[3 * ms + l], m4 = m[4 * ms + l],
+                m5 = m[5 * ms + l];
+    const float s12 = m1 + m2, d12 = m1 - m2, s34 = m3 + m4, d34 = m3 - m4;
+    o[l] = m0 + s12 + s34;
+    o[os + l] = d12 + 2.0f * d34;
+    o[2 * os + l] = s12 + 4.0f * s34;
+    o[3 * os + l] = d12 + 8.0f * d34 + m5;
+  }
+}
+
+typedef struct KilnWinograd {
+  int64_t n, cb, h, w, x;             /* data */
+  int64_t ob, oh, ow, y;              /* output */
+  int64_t pad_top, pad_left;          /* the other sides follow from oh, ow */
+  int64_t channels, out_channels, kp; /* cb * x, ob * y, out_channels rounded up to 32 */
+  int64_t tiles_h, tiles_w, tiles, block, kc;
+  const float* data;
+  const float* u;
+  float* out;
+} KilnWinograd;
+
+/* V of one tile and channel block: the 36 vectors go to v + point * v_stride. */
+static inline void kiln_wino_input_tile(const KilnWinograd* s, const float* KILN_RESTRICT image, int64_t y0, int64_t x0,
+                                        float* KILN_RESTRICT v, int64_t v_stride, int64_t x) {
+  float window[KILN_WINO_POINTS * KILN_WINO_MAX_LANES], rows[KILN_WINO_POINTS * KILN_WINO_MAX_LANES];
+  const float* d = image + (y0 * s->w + x0) * x;
+  int64_t row_stride = s->w * x;
+  if (y0 < 0 || x0 < 0 || y0 + KILN_WINO_ALPHA > s->h || x0 + KILN_WINO_ALPHA > s->w) {
+    for (int64_t i = 0; i < KILN_WINO_ALPHA; ++i)
+      for (int64_t j = 0; j < KILN_WINO_ALPHA; ++j) {
+        const int64_t yy = y0 + i, xx = x0 + j;
+        const int inside = yy >= 0 && yy < s->h && xx >= 0 && xx < s->w;
+        for (int64_t l = 0; l < x; ++l)
+          window[(i * KILN_WINO_ALPHA + j) * x + l] = inside ? image[(yy * s->w + xx) * x + l] : 0.0f;
+      }
+    d = window;
+    row_stride = KILN_WINO_ALPHA * x;
+  }
+  /* Down the columns, then along the rows: point (i, j) of B^T d B. */
+  for (int64_t j = 0; j < KILN_WINO_ALPHA; ++j)
+    kiln_wino_bt6(d + j * x, row_stride, rows + j * x, KILN_WINO_ALPHA * x, x);
+  for (int64_t i = 0; i < KILN_WINO_ALPHA; ++i)
+    kiln_wino_bt6(rows + i * KILN_WINO_ALPHA * x, x, v + i * KILN_WINO_ALPHA * v_stride, v_stride, x);
+}
+
+/* Y of one tile and output channel block from the 36 vectors at m + point * m_stride. */
+static inline void kiln_wino_output_tile(const KilnWinograd* s, const float* KILN_RESTRICT m, int64_t m_stride,
+                                         float* KILN_RESTRICT plane, int64_t y0, int64_t x0, int64_t y) {
+  float cols[4 * KILN_WINO_ALPHA * KILN_WINO_MAX_LANES], tile[16 * KILN_WINO_MAX_LANES];
+  for (int64_t j = 0; j < KILN_WINO_ALPHA; ++j)
+    kiln_wino_at6(m + j * m_stride, KILN_WINO_ALPHA * m_stride, cols + j * y, KILN_WINO_ALPHA * y, y);
+  if (y0 + 4 <= s->oh && x0 + 4 <= s->ow) {
+    for (int64_t r = 0; r < 4; ++r)
+      kiln_wino_at6(cols + r * KILN_WINO_ALPHA * y, y, plane + ((y0 + r) * s->ow + x0) * y, y, y);
+    return;
+  }
+  for (int64_t r = 0; r < 4; ++r) kiln_wino_at6(cols + r * KILN_WINO_ALPHA * y, y, tile + r * 4 * y, y, y);
+  for (int64_t r = 0; r < 4 && y0 + r < s->oh; ++r)
+    for (int64_t c = 0; c < 4 && x0 + c < s->ow; ++c)
+      for (int64_t l = 0; l < y; ++l) plane[((y0 + r) * s->ow + x0 + c) * y + l] = tile[(r * 4 + c) * y + l];
+}
+
+static inline void kiln_wino_tile_origin(const KilnWinograd* s, int64_t tile, int64_t* image, int64_t* ty,
+                                         int64_t* tx) {
+  const int64_t per_image = s->tiles_h * s->tiles_w;
+  *image = tile / per_image;
+  *ty = tile % per_image / s->tiles_w;
+  *tx = tile % s->tiles_w;
+}
+
+/* x and y are passed as literals where they are 16 so the lane loops become single vectors. */
+static inline void kiln_wino_task_body(const KilnWinograd* s, int64_t t0, int64_t rows, float* KILN_RESTRICT v,
+                                       float* KILN_RESTRICT m, int64_t x, int64_t y) {
+  const int64_t c = s->channels, kp = s->kp, block = s->block;
+  for (int64_t t = 0; t < rows; ++t) {
+    int64_t image, ty, tx;
+    kiln_wino_tile_origin(s, t0 + t, &image, &ty, &tx);
+    for (int64_t b = 0; b < s->cb; ++b)
+      kiln_wino_input_tile(s, s->data + (image * s->cb + b) * s->h * s->w * x, ty * 4 - s->pad_top,
+                           tx * 4 - s->pad_left, v + t * c + b * x, block * c, x);
+  }
+  for (int64_t p = 0; p < KILN_WINO_POINTS; ++p) {
+    float* mp = m + p * block * kp;
+    for (int64_t i = 0; i < rows * kp; ++i) mp[i] = 0.0f;
+    kiln_sgemm_panels_f32(rows, s->out_channels, c, v + p * block * c, c, s->u + p * kp * c, KILN_PANEL_NR,
+                          KILN_PANEL_NR * c, mp, kp, s->kc);
+  }
+  for (int64_t t = 0; t < rows; ++t) {
+    int64_t image, ty, tx;
+    kiln_wino_tile_origin(s, t0 + t, &image, &ty, &tx);
+    for (int64_t o = 0; o < s->ob; ++o)
+      kiln_wino_output_tile(s, m + t * kp + o * y, block * kp, s->out + (image * s->ob + o) * s->oh * s->ow * y, ty * 4,
+                            tx * 4, y);
+  }
+}
+
+static inline int32_t kiln_wino_task(int64_t task, int64_t num_tasks, void* env) {
+  (void)num_tasks;
+  const KilnWinograd* s = (const KilnWinograd*)env;
+  const int64_t t0 = task * s->block;
+  const int64_t rows = s->tiles - t0 < s->block ? s->tiles - t0 : s->block;
+  float* v = (float*)malloc((size_t)(KILN_WINO_POINTS * s->block * (s->channels + s->kp)) * sizeof(float));
+  if (!v) return -1;
+  float* m = v + KILN_WINO_POINTS * s->block * s->channels;
+  if (s->x == 16 && s->y == 16)
+    kiln_wino_task_body(s, t0, rows, v, m, 16, 16);
+  else
+    kiln_wino_task_body(s, t0, rows, v, m, s->x, s->y);
+  free(v);
+  return 0;
+}
+
+static inline int32_t kiln_conv2d_winograd_f32(int64_t n, int64_t cb, int64_t h, int64_t w, int64_t x, int64_t ob,
+                                               int64_t oh, int64_t ow, int64_t y, int64_t pad_top, int64_t pad_left,
+                                               int64_t block, int64_t kc, const float* data, const float* u,
+                                               float* out) {
+  if (x > KILN_WINO_MAX_LANES || y > KILN_WINO_MAX_LANES) return -1;
+  KilnWinograd s;
+  s.n = n;
+  s.cb = cb;
+  s.h = h;
+  s.w = w;
+  s.x = x;
+  s.ob = ob;
+  s.oh = oh;
+  s.ow = ow;
+  s.y = y;
+  s.pad_top = pad_top;
+  s.pad_left = pad_left;
+  s.channels = cb * x;
+  s.out_channels = ob * y;
+  s.kp = (s.out_channels + KILN_PANEL_NR - 1) / KILN_PANEL_NR * KILN_PANEL_NR;
+  s.tiles_h = (oh + 3) / 4;
+  s.tiles_w = (ow + 3) / 4;
+  s.tiles = n * s.tiles_h * s.tiles_w;
+  s.block = block > 0 ? block : 8;
+  s.kc = kc;
+  s.data = data;
+  s.u = u;
+  s.out = out;
+  return kiln_rec_parallel((s.tiles + s.block - 1) / s.block, kiln_wino_task, &s);
+}
+
 #endif /* KILN_RUNTIME_MICROKERNELS_H_ */

@@ -17,6 +17,7 @@
   F(nn_softmax) \
   F(nn_attention) \
   F(nn_recurrent) \
+  F(nn_winograd) \
   F(nn_activation) \
   F(nn_bias_add) \
   F(nn_pad) \

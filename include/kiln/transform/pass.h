@@ -145,13 +145,23 @@ IRModule combine_parallel_batch_matmul_pass(const IRModule& mod, int64_t min_num
 struct AlterOpLayoutOptions {
   int vector_lanes = 0;  // float32 lanes that pick the blocks (choose_conv2d_layout); 0: this machine's
   bool force = false;
-  bool depthwise = true;  // depthwise convolutions too
+  bool depthwise = true;      // depthwise convolutions too
+  bool narrow_inputs = true;  // NCHW1c data into blocked outputs when only the output channels fill vectors
 };
 IRModule alter_op_layout_pass(const IRModule& mod, const AlterOpLayoutOptions& options = {});
 // PackDenseWeights: float32 nn.dense / nn.matmul whose weight depends on no variable become
 // nn.dense_packed on the weight laid out in panels of 32 output features (N/32, K, 32), zero-padded,
 // then FoldConstant (unless `fold` is false) so the packing happens at build time.
 IRModule pack_dense_weights_pass(const IRModule& mod, bool fold = true);
+// WinogradConv2D: blocked float32 3x3 stride-1 convolutions with constant weights become
+// nn.conv2d_winograd on nn.winograd_weight_transform(weight), then FoldConstant (unless `fold` is
+// false). Rewritten only where the tiles pay for the larger weight (see winograd_conv2d.cc).
+struct WinogradConv2DOptions {
+  bool force = false;              // every convolution the shape allows
+  int64_t min_tiles = 8;           // 4x4 output tiles (over the batch) at least
+  int64_t channels_per_tile = 16;  // and at least one tile per this many input channels
+};
+IRModule winograd_conv2d_pass(const IRModule& mod, const WinogradConv2DOptions& options = {}, bool fold = true);
 // FuseLayerNorm: float32 layer normalisation spelled out op by op (mean, subtract, power, mean,
 // add, sqrt, divide, multiply by gamma, add beta over the last axis) becomes nn.layer_norm.
 IRModule fuse_layer_norm_pass(const IRModule& mod);

@@ -75,6 +75,17 @@ int64_t positions_per_tile(int64_t ow, int64_t out_block) {
   return 1;
 }
 
+// A strided depthwise convolution over planes larger than the L2 cache share of one block pads
+// the kh rows each output row reads right before computing that row (in L1) instead of copying
+// the whole padded data out to memory and reading it back: it is bound by memory traffic, and
+// the whole copy of a plane 4x its output's doubled it (MobileNetV2's 112x112 -> 56x56: 8 -> 16
+// GFLOP/s). With stride 1 each row would be padded kh times over: measured slower.
+bool depthwise_pads_per_row(const BlockedShape& s, const ConvLayoutChoice& blocks) {
+  constexpr int64_t kPlaneBytes = 128 * 1024;
+  const int64_t plane = (s.h + s.pad.top + s.pad.bottom) * (s.w + s.pad.left + s.pad.right) * s.x * 4;
+  return blocks.depthwise && s.strides.h > 1 && plane > kPlaneBytes;
+}
+
 }  // namespace
 
 Type blocked_conv2d_relation(const std::vector<Type>& args, const Conv2DAttrs& attrs, const ConvLayoutChoice& blocks) {
@@ -161,7 +172,9 @@ void blocked_conv2d_schedule(const ScheduleInput& in, const Conv2DAttrs& attrs, 
     schedule_reduce(in);
     return;
   }
-  if (te::Tensor src = find_tensor(out, padded_name(in.call.name)); src.defined()) {
+  te::Tensor src = find_tensor(out, padded_name(in.call.name));
+  const bool pad_per_row = src.defined() && depthwise_pads_per_row(s, blocks);
+  if (src.defined() && !pad_per_row) {
     // Rows of the padded copy in parallel, the channel block vectorised: no index division.
     te::Stage& pad = in.schedule[src];
     te::IterVar rows = fuse_all(pad, {pad.axis(0), pad.axis(1), pad.axis(2)});
@@ -187,16 +200,31 @@ void blocked_conv2d_schedule(const ScheduleInput& in, const Conv2DAttrs& attrs, 
   if (work >= kMinParallelWork) t.parallel(rows);
 
   te::Stage& a = in.schedule[acc];
-  a.compute_at(t, wo);
   const auto& axes = a.op()->axis;
   const auto& reduce = a.op()->reduce_axis;
   std::vector<te::IterVar> order = {axes[0], axes[1], axes[2]};
+  te::IterVar positions = axes[3];
+  if (pad_per_row) {
+    // The accumulators of a whole output row, register tile by register tile, after the rows
+    // of padded data that row reads.
+    a.compute_at(t, rows);
+    auto [row_tile, tile_positions] = a.split(axes[3], reg);
+    order.push_back(row_tile);
+    positions = tile_positions;
+  } else {
+    a.compute_at(t, wo);
+  }
   order.insert(order.end(), reduce.begin(), reduce.end());
-  order.push_back(axes[3]);
+  order.push_back(positions);
   order.push_back(axes[4]);
   a.reorder(order);
-  a.unroll(axes[3]);
+  a.unroll(positions);
   a.vectorize(axes[4]);
+  if (pad_per_row) {
+    te::Stage& pad = in.schedule[src];
+    pad.compute_at(a, axes[2]);
+    pad.vectorize(pad.axis(4));
+  }
 }
 
 }  // namespace kiln::nn

@@ -1,0 +1,221 @@
+// Ops: nn.winograd_weight_transform and nn.conv2d_winograd — a 3x3 stride-1 convolution as
+// Winograd's F(4x4, 3x3) in the blocked layouts AlterOpLayout chooses (WinogradConv2D,
+// src/transform/winograd_conv2d.cc, rewrites nn.conv2d into them). The weight transform
+// U = G g G^T is a call on the constant weight that FoldConstant evaluates at build time (its
+// reference kernel), so the artifact's params hold U and only data and output are transformed at
+// run time.
+//
+// Compiled, nn.conv2d_winograd is one call of kiln_conv2d_winograd_f32
+// (kiln/runtime/microkernels.h: input transform per tile, 36 products on the panel GEMM, output
+// transform). The algorithm has no te form worth lowering, so the compute is a stand-in that
+// names the operands and the output and the schedule tensorizes its whole nest; the element-wise
+// ops FuseOps adds after it (bias, activation, residual add) are stages over its output.
+#include <algorithm>
+
+#include "kiln/attrs/winograd.h"
+#include "kiln/runtime/microkernels.h"
+#include "op/nn/nn_compute.h"
+#include "op/nn/window_attrs.h"
+
+namespace kiln {
+
+namespace {
+
+using tir::PrimExpr;
+
+int64_t panels_of(int64_t out_channels) { return (out_channels + KILN_PANEL_NR - 1) / KILN_PANEL_NR; }
+
+// weight OIHW{x}i{y}o (O/y, I/x, 3, 3, x, y) -> (36, ceil(O/32), I, 32).
+Type weight_transform_relation(const std::vector<Type>& args, const WinogradWeightAttrs& attrs) {
+  const TensorTypeNode& w = arg_tensor_of_rank(args, 0, "weight", 6, "OIHW{x}i{y}o");
+  check_float_arg(w, "weight");
+  if (w.shape[2] != 3 || w.shape[3] != 3)
+    throw std::move(Error(cat("the weight ", shape_str(w.shape), " must have a 3x3 window"))
+                        .expected("3x3", cat(w.shape[2], "x", w.shape[3])));
+  const int64_t blocked_out = w.shape[0] < 0 ? kAnyDim : w.shape[0] * w.shape[5];
+  if (attrs.out_channels <= 0 || (blocked_out >= 0 && attrs.out_channels > blocked_out))
+    throw std::move(Error(cat("attribute 'out_channels' does not fit the weight ", shape_str(w.shape)))
+                        .expected(cat("1 to ", blocked_out), cat(attrs.out_channels)));
+  const int64_t in_channels = w.shape[1] < 0 ? kAnyDim : w.shape[1] * w.shape[4];
+  return tensor_type({kWinogradPoints, panels_of(attrs.out_channels), in_channels, KILN_PANEL_NR}, w.dtype);
+}
+
+// data (N, C/x, H, W, x), weight (36, P, C, 32) -> (N, ceil(channels/out_block), OH, OW, out_block).
+Type conv2d_winograd_relation(const std::vector<Type>& args, const Conv2DWinogradAttrs& attrs) {
+  const TensorTypeNode& data = arg_tensor_of_rank(args, 0, "data", 5, "NCHW{x}c");
+  const TensorTypeNode& u = arg_tensor_of_rank(args, 1, "weight", 4, "(36, out panels, in channels, 32)");
+  check_float_arg(data, "data");
+  if (u.dtype != data.dtype)
+    throw std::move(Error("dtypes of 'data' and 'weight' differ")
+                        .expected(std::string(dtype_name(data.dtype)), std::string(dtype_name(u.dtype))));
+  if (attrs.padding.size() != 4)
+    throw std::move(Error("attribute 'padding' of nn.conv2d_winograd needs [top, left, bottom, right]")
+                        .expected("4 values", cat(attrs.padding.size(), " values")));
+  if (attrs.channels <= 0 || attrs.out_block <= 0 || attrs.channels % attrs.out_block != 0)
+    throw std::move(Error("attribute 'channels' must be a positive multiple of 'out_block'")
+                        .expected(cat("a multiple of ", attrs.out_block), cat(attrs.channels)));
+  const Shape& x = data.shape;
+  const int64_t in_channels = x[1] < 0 ? kAnyDim : x[1] * x[4];
+  const Shape expected = {kWinogradPoints, panels_of(attrs.channels), in_channels, KILN_PANEL_NR};
+  for (size_t d = 0; d < 4; ++d)
+    if (u.shape[d] >= 0 && expected[d] >= 0 && u.shape[d] != expected[d])
+      throw std::move(Error(cat("the weight does not fit data ", shape_str(x), " and channels=", attrs.channels))
+                          .expected(shape_str(expected), shape_str(u.shape)));
+  const auto& p = attrs.padding;
+  const int64_t out_h = window_extent("height", x, x[2], 3, 1, 1, p[0], p[2]);
+  const int64_t out_w = window_extent("width", x, x[3], 3, 1, 1, p[1], p[3]);
+  return tensor_type({x[0], attrs.channels / attrs.out_block, out_h, out_w, attrs.out_block}, data.dtype);
+}
+
+// The stand-in reads both operands in order, so the call receives them in that order. Operands in
+// memory already (placeholders) are read at one element: the stand-in is element-wise and the
+// output needs no initialisation. A computed operand (a fused producer's copy) is read whole by a
+// reduction, so that bound inference computes all of it; the lowering then zeroes the output
+// first, a cost only this rare case pays.
+bool is_input(const te::Tensor& t) { return t.op()->is_placeholder; }
+
+te::Tensor stand_in(const std::vector<int64_t>& out_shape, const te::Tensor& data, const te::Tensor& u,
+                    const std::string& name, bool whole) {
+  if (!whole)
+    return te::compute(out_shape, name, [&](const te::Indices&) {
+      return data(std::vector<PrimExpr>(data.ndim(), PrimExpr(int64_t{0}))) +
+             u(std::vector<PrimExpr>(u.ndim(), PrimExpr(int64_t{0})));
+    });
+  std::vector<te::IterVar> axes;
+  auto axes_of = [&](const te::Tensor& t, const char* prefix) {
+    std::vector<PrimExpr> index;
+    for (size_t d = 0; d < t.ndim(); ++d) {
+      axes.push_back(te::reduce_axis(t.shape()[d], cat(prefix, d)));
+      index.push_back(PrimExpr(axes.back()));
+    }
+    return index;
+  };
+  const std::vector<PrimExpr> di = axes_of(data, "rd"), ui = axes_of(u, "ru");
+  return te::compute(out_shape, name, [&](const te::Indices&) { return te::sum(data(di) * u(ui), axes); });
+}
+
+std::vector<int64_t> out_shape_of(const ComputeInput& call) { return expect_tensor(call.out_type, "output").shape; }
+
+std::string operand_name(const std::string& base, size_t i) { return cat(base, "_operand", i); }
+
+// An operand computed by an op fused before the call is copied into a buffer of its own (the
+// producer inlines into the copy), since the kernel reads operands from memory.
+te::Tensor operand(const ComputeInput& call, size_t i) {
+  const te::Tensor& arg = call.args.at(i);
+  if (arg.op()->is_placeholder) return arg;
+  return te::compute(arg.shape(), operand_name(call.name, i),
+                     [&](const te::Indices& index) { return arg(std::vector<PrimExpr>(index.begin(), index.end())); });
+}
+
+std::vector<te::Tensor> conv2d_winograd_compute(const ComputeInput& call, const Conv2DWinogradAttrs&) {
+  const te::Tensor data = operand(call, 0), u = operand(call, 1);
+  return {stand_in(out_shape_of(call), data, u, call.name, !is_input(data) || !is_input(u))};
+}
+
+// Tiles per task: as many as keep a task's V and M (36 rows of in + out channels per tile) in
+// half of L2, 8 to 64 of them, and at least two tasks when there are tiles for two.
+int64_t tiles_per_task(int64_t tiles, int64_t channels, int64_t out_panels, const Target& target) {
+  const int64_t row_bytes = kWinogradPoints * (channels + out_panels * KILN_PANEL_NR) * int64_t{sizeof(float)};
+  int64_t block = std::clamp<int64_t>(target.l2_bytes / 2 / row_bytes, 8, 64);
+  if (tiles >= 16) block = std::min(block, (tiles + 1) / 2);
+  return std::max<int64_t>(1, std::min(block, tiles));
+}
+
+// k-blocks of the panel GEMM: a block of one panel (kc x 32 floats) in half of L1.
+int64_t panel_k_block(int64_t channels, const Target& target) {
+  const int64_t kc = std::max<int64_t>(16, target.l1_bytes / 2 / (KILN_PANEL_NR * int64_t{sizeof(float)}) / 16 * 16);
+  return std::min(kc, channels);
+}
+
+te::TensorIntrin winograd_intrin(const ComputeInput& call, const Conv2DWinogradAttrs& attrs, const Target& target) {
+  const te::Tensor& data = call.args.at(0);
+  const te::Tensor& u = call.args.at(1);
+  const te::Tensor d = te::placeholder(data.shape(), data.dtype(), "A0");
+  const te::Tensor w = te::placeholder(u.shape(), u.dtype(), "A1");
+  const Shape x = data.shape(), out = out_shape_of(call);
+  const int64_t tiles = x[0] * ((out[2] + 3) / 4) * ((out[3] + 3) / 4);
+  const int64_t block = tiles_per_task(tiles, x[1] * x[4], u.shape()[1], target);
+  const int64_t kc = panel_k_block(x[1] * x[4], target);
+  const int64_t pad_top = attrs.padding[0], pad_left = attrs.padding[1];
+  auto emit = [x, out, pad_top, pad_left, block, kc](const std::vector<te::BufferSlice>& in,
+                                                     const te::BufferSlice& o) -> tir::Stmt {
+    std::vector<PrimExpr> args;
+    for (int64_t v : {x[0], x[1], x[2], x[3], x[4], out[1], out[2], out[3], out[4], pad_top, pad_left, block, kc})
+      args.push_back(PrimExpr(v));
+    args.push_back(in.at(0).pointer());
+    args.push_back(in.at(1).pointer());
+    args.push_back(o.pointer());
+    return tir::Evaluate{tir::extern_call("kiln_conv2d_winograd_f32", std::move(args))};
+  };
+  const bool whole = !is_input(data) || !is_input(u);
+  return te::TensorIntrin{"kiln_conv2d_winograd_f32", stand_in(out, d, w, "winograd", whole), emit};
+}
+
+// The whole convolution is one call; the group's element-wise tail runs over its output.
+void conv2d_winograd_schedule(const ScheduleInput& in, const Conv2DWinogradAttrs& attrs) {
+  const te::Tensor& out = in.anchor.at(0);
+  te::Stage& stage = in.schedule[out];
+  stage.tensorize(stage.axis(0), winograd_intrin(in.call, attrs, in.target));
+  for (size_t i = 0; i < in.call.args.size(); ++i)
+    if (te::Tensor copy = nn::find_tensor(out, operand_name(in.call.name, i)); copy.defined())
+      schedule_injective_stage(in.schedule[copy], in.target);
+  for (const te::Tensor& o : in.outputs)
+    if (!o.same_as(out)) schedule_injective_stage(in.schedule[o], in.target);
+}
+
+// The kernel is float32 only, on static non-empty shapes.
+std::string float32_static(const std::vector<Type>& arg_types, const Type& out_type, const Attrs&) {
+  std::vector<Type> all = arg_types;
+  all.push_back(out_type);
+  for (const Type& t : all) {
+    const TensorTypeNode* tt = as_tensor(t);
+    if (!tt || tt->dtype != DType::kFloat32) return "the Winograd kernel is float32 only";
+    for (int64_t d : tt->shape)
+      if (d <= 0) return "the Winograd kernel needs static, non-empty operands";
+  }
+  const TensorTypeNode* data = as_tensor(arg_types.at(0));
+  const TensorTypeNode* out = as_tensor(out_type);
+  if (data->shape[4] > KILN_WINO_MAX_LANES || out->shape[4] > KILN_WINO_MAX_LANES)
+    return "the Winograd kernel takes channel blocks of at most 64";
+  return "";
+}
+
+// The direct convolution's 2 * N * K * C * 9 * OH * OW, so that kiln bench --profile reports the
+// effective GFLOP/s (Winograd itself multiplies 2.25 times per output, not 9).
+double effective_flops(const std::vector<Type>& args, const Type& out_type, const Conv2DWinogradAttrs&) {
+  const TensorTypeNode* data = as_tensor(args.at(0));
+  const TensorTypeNode* out = as_tensor(out_type);
+  if (!data || !out || !data->is_static() || !out->is_static()) return 0;
+  const double channels = static_cast<double>(data->shape[1] * data->shape[4]);
+  double outputs = 1;
+  for (int64_t d : out->shape) outputs *= static_cast<double>(d);
+  return 2.0 * outputs * channels * 9;
+}
+
+}  // namespace
+
+void register_nn_winograd_ops(OpRegistry& registry) {
+  registry.add("nn.winograd_weight_transform")
+      .describe(
+          "The weight of a 3x3 blocked nn.conv2d, OIHW{x}i{y}o, as Winograd F(4x4, 3x3)'s U = G g G^T per channel "
+          "pair, laid out as (36, ceil(O/32), I, 32) for the panel GEMM (output channels past O are zero). Evaluated "
+          "at build time on constant weights.")
+      .arg("weight")
+      .attrs<WinogradWeightAttrs>()
+      .set_relation<WinogradWeightAttrs>(weight_transform_relation)
+      .set_pattern(OpPattern::kOpaque);
+  OpDef& conv = registry.add("nn.conv2d_winograd")
+                    .describe(
+                        "A 3x3, stride-1, dilation-1 convolution of blocked data NCHW{x}c with a weight from "
+                        "nn.winograd_weight_transform, by Winograd's F(4x4, 3x3), into NCHW{out_block}c.")
+                    .arg("data")
+                    .arg("weight")
+                    .attrs<Conv2DWinogradAttrs>()
+                    .set_relation<Conv2DWinogradAttrs>(conv2d_winograd_relation)
+                    .set_pattern(OpPattern::kOutEWiseFusable);
+  conv.set_flops<Conv2DWinogradAttrs>(effective_flops);
+  set_compute<Conv2DWinogradAttrs>(conv, conv2d_winograd_compute, float32_static);
+  set_schedule<Conv2DWinogradAttrs>(conv, conv2d_winograd_schedule);
+}
+
+}  // namespace kiln

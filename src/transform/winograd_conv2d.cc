@@ -1,0 +1,109 @@
+// WinogradConv2D: blocked float32 3x3 convolutions with stride 1, dilation 1 and one group whose
+// weight depends on no variable run as Winograd's F(4x4, 3x3):
+//   nn.conv2d(x, W, data_layout="NCHW{x}c", kernel_layout="OIHW{x}i{y}o")
+//     -> nn.conv2d_winograd(x, nn.winograd_weight_transform(W, out_channels=K), channels=K, ...)
+// with U evaluated at once when W is a constant (the rest FoldConstant), so the params hold U = G W G^T and only data
+// and output are transformed at run time (src/op/nn/conv2d_winograd.cc). It runs after AlterOpLayout, whose blocked
+// layout the convolution keeps.
+//
+// Cost rule: per 4x4 tile Winograd does 36 products per channel pair where the direct kernel does
+// 144, but streams a weight four times as large (36 / 9) for every block of tiles, and a plane
+// that is not a multiple of 4 computes the rest of its last tiles for nothing (7x7: 64 outputs
+// for 49). With few tiles per weight (7x7 planes of 512 channels: 4 tiles) the weight's traffic
+// and the waste outweigh the saved arithmetic (measured on one core: 2.6 ms against 2.9 direct,
+// not worth the accuracy), so a convolution is rewritten only when it has at least `min_tiles`
+// tiles and at least one tile per `channels_per_tile` input channels (ResNet's 56x56x64,
+// 28x28x128 and 14x14x256 layers: 2.0-2.7x faster than direct; options of the same names;
+// `force` rewrites every convolution that qualifies by shape).
+#include "kiln/attrs/layout.h"
+#include "kiln/attrs/nn.h"
+#include "kiln/attrs/winograd.h"
+#include "kiln/interp/interpreter.h"
+#include "kiln/ir/op.h"
+#include "kiln/ir/type_infer.h"
+#include "kiln/ir/visit.h"
+#include "kiln/transform/pass.h"
+#include "transform/expr_match.h"
+
+namespace kiln {
+
+namespace {
+
+bool static_float32(const TensorTypeNode* t) {
+  return t && t->dtype == DType::kFloat32 &&
+         std::all_of(t->shape.begin(), t->shape.end(), [](int64_t d) { return d > 0; });
+}
+
+class WinogradRewriter : public ExprRewriter {
+ public:
+  WinogradRewriter(const WinogradConv2DOptions& options, bool fold) : options_(options), fold_(fold) {}
+
+ protected:
+  Expr post(const Expr& original, const Expr& rebuilt) override {
+    const auto* call = as<CallNode>(original);
+    if (!call || !call->op() || call->op()->name != "nn.conv2d") return rebuilt;
+    const auto attrs = attrs_from<Conv2DAttrs>(call->attrs, "nn.conv2d");
+    const std::optional<ConvLayoutChoice> blocks =
+        conv2d_blocks(attrs.data_layout, attrs.kernel_layout, attrs.out_layout);
+    if (!blocks || blocks->depthwise || !qualifies(*call, attrs)) return rebuilt;
+    const TensorTypeNode* out = tensor_of(original);
+    const int64_t out_channels = out->shape[1] * out->shape[4];
+    WinogradWeightAttrs weight_attrs;
+    weight_attrs.out_channels = out_channels;
+    Expr u = call_op("nn.winograd_weight_transform", {rewritten(call->args[1])}, weight_attrs);
+    // U holds four times the weight's elements, more than FoldConstant lets a call grow, so a
+    // constant weight is transformed here.
+    if (fold_ && as<ConstantNode>(rewritten(call->args[1]))) u = make_constant(interpret_expr(u).tensor());
+    const Window2D window = attrs.window();
+    Conv2DWinogradAttrs conv;
+    conv.padding = {window.padding.top, window.padding.left, window.padding.bottom, window.padding.right};
+    conv.channels = out_channels;
+    conv.out_block = out->shape[4];
+    return call_op("nn.conv2d_winograd", {rewritten(call->args[0]), u}, conv);
+  }
+
+ private:
+  bool qualifies(const CallNode& call, const Conv2DAttrs& attrs) const {
+    const TensorTypeNode* data = tensor_of(call.args[0]);
+    const TensorTypeNode* weight = tensor_of(call.args[1]);
+    const auto* out = as_tensor(call.checked_type());
+    if (!static_float32(data) || !static_float32(weight) || !static_float32(out) || weight->ndim() != 6 ||
+        data->ndim() != 5)
+      return false;
+    if (!attrs.out_dtype.empty() && attrs.out_dtype != "float32") return false;
+    const Window2D window = attrs.window();
+    if (weight->shape[2] != 3 || weight->shape[3] != 3 || attrs.groups != 1 || window.strides.h != 1 ||
+        window.strides.w != 1 || window.dilation.h != 1 || window.dilation.w != 1)
+      return false;
+    if (!variable_free(call.args[1])) return false;
+    if (options_.force) return true;
+    const int64_t tiles = data->shape[0] * ((out->shape[2] + 3) / 4) * ((out->shape[3] + 3) / 4);
+    const int64_t channels = data->shape[1] * data->shape[4];
+    return tiles >= options_.min_tiles && tiles * options_.channels_per_tile >= channels;
+  }
+
+  // No variable (function parameter or let) in `e`: FoldConstant computes its transform.
+  static bool variable_free(const Expr& e) {
+    bool free = true;
+    post_order_visit(e, [&](const Expr& node) {
+      if (as<VarNode>(node)) free = false;
+    });
+    return free;
+  }
+
+  WinogradConv2DOptions options_;
+  bool fold_;
+};
+
+}  // namespace
+
+IRModule winograd_conv2d_pass(const IRModule& mod, const WinogradConv2DOptions& options, bool fold) {
+  IRModule out = map_functions(infer_types(mod), [&](const Function& fn) {
+    WinogradRewriter rewriter(options, fold);
+    return as_function(rewriter.rewrite(fn));
+  });
+  out = infer_types(out);
+  return fold ? fold_constant_pass(out) : out;
+}
+
+}  // namespace kiln

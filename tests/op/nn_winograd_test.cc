@@ -1,0 +1,218 @@
+// Winograd F(4x4, 3x3): the reference kernels (nn.winograd_weight_transform then
+// nn.conv2d_winograd against the blocked direct nn.conv2d), the compiled kernel against the
+// reference (batch 2, H and W not multiples of 4, padding 1 and 0 and uneven, fused epilogue and
+// a fused producer), and the WinogradConv2D pass: golden IR, the calls it leaves alone, its cost
+// rule, and the interpreter's results before and after on random convolutions.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "kiln/frontend/onnx.h"
+#include "kiln/interp/interpreter.h"
+#include "kiln/ir/printer.h"
+#include "kiln/ir/structural.h"
+#include "kiln/ir/type_infer.h"
+#include "kiln/transform/pass.h"
+#include "op/compute_test_util.h"
+#include "op/numpy_ref.h"
+
+namespace kiln::testing {
+namespace {
+
+struct ConvCase {
+  int64_t n, c, h, w, k;
+  std::string padding;  // nn.conv2d's [top, left, bottom, right]
+  int64_t x = 16, y = 16;
+};
+
+std::string dims(const Shape& s) {
+  std::string out = "(";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + ")";
+}
+
+Shape data_shape(const ConvCase& c) { return {c.n, c.c / c.x, c.h, c.w, c.x}; }
+Shape weight_shape(const ConvCase& c) { return {c.k / c.y, c.c / c.x, 3, 3, c.x, c.y}; }
+
+// @main(%x, %w) { nn.conv2d(%x, %w) } in the blocked layouts AlterOpLayout gives, then a relu.
+std::string blocked_conv(const ConvCase& c) {
+  const std::string x = std::to_string(c.x), y = std::to_string(c.y);
+  return "def @main(%x: Tensor[" + dims(data_shape(c)) + ", float32], %w: Tensor[" + dims(weight_shape(c)) +
+         ", float32]) { %0 = nn.conv2d(%x, %w, padding=" + c.padding + ", data_layout=\"NCHW" + x +
+         "c\", kernel_layout=\"OIHW" + x + "i" + y + "o\", out_layout=\"NCHW" + y + "c\"); nn.relu(%0) }";
+}
+
+IRModule with_weight(const std::string& text, const NDArray& w) { return bind_params(parse_module(text), {{"w", w}}); }
+
+PassContext forced() {
+  PassContext ctx;
+  ctx.opt_level = 3;
+  ctx.options["WinogradConv2D"].set("force", AttrValue(true));
+  return ctx;
+}
+
+void expect_close(const NDArray& want, const NDArray& got, double rtol, double atol) {
+  ASSERT_EQ(want.shape(), got.shape());
+  int64_t bad = 0;
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    const double a = want.at(i), b = got.at(i);
+    if (std::abs(a - b) > atol + rtol * std::abs(a) && bad++ < 5)
+      ADD_FAILURE() << "element " << i << ": want " << a << ", got " << b;
+  }
+  EXPECT_EQ(bad, 0);
+}
+
+const std::vector<ConvCase> kCases = {
+    {2, 16, 9, 11, 32, "[1, 1, 1, 1]"},         // batch 2, H and W not multiples of 4
+    {1, 32, 8, 8, 16, "[0, 0, 0, 0]"},          // no padding: 6x6 output
+    {1, 16, 7, 5, 48, "[1, 0, 2, 1]"},          // uneven padding, channels not a multiple of 32
+    {1, 48, 14, 14, 64, "[1, 1, 1, 1]"},        // several channel blocks each way
+    {1, 16, 6, 10, 32, "[1, 1, 1, 1]", 8, 16},  // 8-channel input blocks
+};
+
+// The reference kernels through the pass (FoldConstant evaluates the weight transform) against
+// the direct blocked convolution, on the interpreter.
+TEST(WinogradConv2D, ReferenceMatchesDirectConvolution) {
+  uint32_t seed = 3;
+  for (const ConvCase& c : kCases) {
+    SCOPED_TRACE(blocked_conv(c));
+    IRModule mod = with_weight(blocked_conv(c), sample_tensor(weight_shape(c), seed++));
+    IRModule wino = run_passes(mod, {"WinogradConv2D"}, forced());
+    const std::string printed = print_module(wino);
+    ASSERT_NE(printed.find("nn.conv2d_winograd"), std::string::npos) << printed;
+    ASSERT_EQ(printed.find("nn.winograd_weight_transform"), std::string::npos) << "not folded:\n" << printed;
+    const std::vector<Value> args = {Value(sample_tensor(data_shape(c), seed++))};
+    expect_close(interpret(mod, "main", args).flatten().at(0), interpret(wino, "main", args).flatten().at(0), 1e-4,
+                 1e-5);
+  }
+}
+
+// The weight transform alone: U of a weight with a single 1 at tap (r, s) of channel pair (o, c)
+// is G e_r (G e_s)^T at (o, c) and zero elsewhere; output channels past O are zero.
+TEST(WinogradConv2D, WeightTransformKernel) {
+  const double g[6][3] = {{1.0 / 4, 0, 0},
+                          {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                          {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                          {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                          {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                          {0, 0, 1}};
+  const int64_t o = 17, c = 5, r = 2, s = 1;
+  NDArray w = NDArray::from_doubles({2, 1, 3, 3, 16, 16}, DType::kFloat32, std::vector<double>(2 * 9 * 256, 0.0));
+  w.set(((((o / 16) * 1 + 0) * 3 + r) * 3 + s) * 256 + c * 16 + o % 16, 1.0);
+  IRModule mod = parse_module(
+      R"(def @main(%w: Tensor[(2, 1, 3, 3, 16, 16), float32]) { nn.winograd_weight_transform(%w, out_channels=20) })");
+  const NDArray u = interpret(mod, "main", {Value(w)}).flatten().at(0);
+  ASSERT_EQ(u.shape(), (Shape{36, 1, 16, 32}));
+  for (int64_t i = 0; i < 36; ++i)
+    for (int64_t ch = 0; ch < 16; ++ch)
+      for (int64_t k = 0; k < 32; ++k) {
+        const double want = (ch == c && k == o) ? g[i / 6][r] * g[i % 6][s] : 0.0;
+        EXPECT_NEAR(u.at((i * 16 + ch) * 32 + k), want, 1e-7) << i << " " << ch << " " << k;
+      }
+}
+
+// U of a real weight is G g G^T, whose structure makes A^T (U . V) A cancel mildly; a random U
+// in the same range (G's rows sum to at most 1 in magnitude) has no such structure, so float
+// rounding in the transforms (factors up to 8 and 5) shows at 1e-3 of the output: the tolerance
+// here checks the kernel's indexing and arithmetic. Real weights are compared at 1e-4 by
+// tests/backend/winograd_build_test.cc and the real models against ONNX Runtime.
+CompareOptions winograd_inputs() {
+  CompareOptions o;
+  o.rtol = 1e-3;
+  o.atol = 1e-3;
+  o.ranges = {{-1, 1}, {-0.25, 0.25}, {-1, 1}};
+  return o;
+}
+
+// The compiled kernel against the reference kernel, with the epilogue FuseOps gives it.
+TEST(WinogradConv2DCompute, CompiledMatchesReference) {
+  const CompareOptions tol = winograd_inputs();
+  for (const ConvCase& c : kCases) {
+    const int64_t panels = (c.k + 31) / 32;
+    const std::string p = c.padding.substr(1, c.padding.size() - 2);
+    const std::string fn = "fn (%p0: Tensor[" + dims(data_shape(c)) + ", float32], %p1: Tensor[(36, " +
+                           std::to_string(panels) + ", " + std::to_string(c.c) + ", 32), float32], %p2: Tensor[(" +
+                           std::to_string(c.k / c.y) + ", 1, 1, " + std::to_string(c.y) +
+                           "), float32], Primitive=1) { %0 = nn.conv2d_winograd(%p0, %p1, padding=[" + p +
+                           "], channels=" + std::to_string(c.k) + ", out_block=" + std::to_string(c.y) +
+                           "); %1 = add(%0, %p2); nn.relu(%1) }";
+    SCOPED_TRACE(fn);
+    const std::string source = expect_compiled_matches_interpreter(fn, tol);
+    EXPECT_NE(source.find("kiln_conv2d_winograd_f32("), std::string::npos);
+  }
+}
+
+// An element-wise producer fused before the call is computed into a buffer the kernel reads.
+TEST(WinogradConv2DCompute, FusedProducer) {
+  const CompareOptions tol = winograd_inputs();
+  expect_compiled_matches_interpreter(R"(fn (%p0: Tensor[(1, 1, 10, 9, 16), float32],
+      %p1: Tensor[(36, 1, 16, 32), float32], Primitive=1) {
+        %0 = nn.relu(%p0);
+        nn.conv2d_winograd(%0, %p1, padding=[1, 1, 1, 1], channels=32, out_block=16) })",
+                                      tol);
+}
+
+// Golden IR: the pass without its FoldConstant.
+TEST(WinogradConv2D, RewritesTheBlockedConvolution) {
+  const ConvCase c{1, 16, 8, 8, 32, "[1, 1, 1, 1]"};
+  const NDArray w = sample_tensor(weight_shape(c), 5);
+  WinogradConv2DOptions options;
+  options.force = true;
+  IRModule got = winograd_conv2d_pass(with_weight(blocked_conv(c), w), options, /*fold=*/false);
+  IRModule want = infer_types(with_weight(R"(def @main(%x: Tensor[(1, 1, 8, 8, 16), float32],
+      %w: Tensor[(2, 1, 3, 3, 16, 16), float32]) {
+        %0 = nn.winograd_weight_transform(%w, out_channels=32);
+        %1 = nn.conv2d_winograd(%x, %0, padding=[1, 1, 1, 1], channels=32, out_block=16);
+        nn.relu(%1) })",
+                                          w));
+  EXPECT_TRUE(structural_equal(got, want)) << "got:\n" << print_module(got) << "\nwant:\n" << print_module(want);
+}
+
+TEST(WinogradConv2D, LeavesOtherConvolutionsAlone) {
+  const std::vector<std::string> fns = {
+      // stride 2
+      R"(def @main(%x: Tensor[(1, 1, 8, 8, 16), float32], %w: Tensor[(1, 1, 3, 3, 16, 16), float32]) {
+           nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1], data_layout="NCHW16c", kernel_layout="OIHW16i16o") })",
+      // dilation 2
+      R"(def @main(%x: Tensor[(1, 1, 8, 8, 16), float32], %w: Tensor[(1, 1, 3, 3, 16, 16), float32]) {
+           nn.conv2d(%x, %w, dilation=[2, 2], data_layout="NCHW16c", kernel_layout="OIHW16i16o") })",
+      // 1x1
+      R"(def @main(%x: Tensor[(1, 1, 8, 8, 16), float32], %w: Tensor[(1, 1, 1, 1, 16, 16), float32]) {
+           nn.conv2d(%x, %w, data_layout="NCHW16c", kernel_layout="OIHW16i16o") })",
+      // NCHW
+      R"(def @main(%x: Tensor[(1, 16, 8, 8), float32], %w: Tensor[(16, 16, 3, 3), float32]) {
+           nn.conv2d(%x, %w, padding=[1, 1]) })",
+      // depthwise
+      R"(def @main(%x: Tensor[(1, 1, 8, 8, 16), float32], %w: Tensor[(1, 1, 3, 3, 1, 16), float32]) {
+           nn.conv2d(%x, %w, groups=16, data_layout="NCHW16c", kernel_layout="OIHW1i16o") })",
+  };
+  WinogradConv2DOptions options;
+  options.force = true;
+  for (const std::string& fn : fns) {
+    IRModule mod = parse_module(fn);
+    const TensorTypeNode* w = as_tensor(mod.lookup("main")->params.back()->type_annotation);
+    mod = bind_params(mod, {{"w", sample_tensor(w->shape, 1)}});
+    const std::string got = print_module(winograd_conv2d_pass(mod, options, false));
+    EXPECT_EQ(got.find("winograd"), std::string::npos) << got;
+  }
+  // A weight that is an input.
+  const std::string input_weight =
+      print_module(winograd_conv2d_pass(parse_module(blocked_conv({1, 16, 8, 8, 32, "[1, 1, 1, 1]"})), options, false));
+  EXPECT_EQ(input_weight.find("winograd"), std::string::npos) << input_weight;
+}
+
+// The cost rule: many tiles per input channel pay for the larger weight, few do not.
+TEST(WinogradConv2D, CostRuleByTilesAndChannels) {
+  auto rewritten = [](const ConvCase& c) {
+    IRModule mod = with_weight(blocked_conv(c), sample_tensor(weight_shape(c), 2));
+    return print_module(winograd_conv2d_pass(mod, {}, false)).find("nn.conv2d_winograd") != std::string::npos;
+  };
+  EXPECT_TRUE(rewritten({1, 64, 56, 56, 64, "[1, 1, 1, 1]"}));    // ResNet stage 1: 196 tiles
+  EXPECT_FALSE(rewritten({1, 512, 7, 7, 512, "[1, 1, 1, 1]"}));   // ResNet stage 4: 4 tiles
+  EXPECT_TRUE(rewritten({1, 256, 14, 14, 256, "[1, 1, 1, 1]"}));  // stage 3: 16 tiles
+  EXPECT_FALSE(rewritten({1, 16, 8, 8, 16, "[1, 1, 1, 1]"}));     // 4 tiles
+}
+
+}  // namespace
+}  // namespace kiln::testing
