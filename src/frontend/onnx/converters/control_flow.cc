@@ -175,13 +175,6 @@ struct LoopBounds {
   bool cond = true;
 };
 
-// The body of an IR loop: parameters (iteration, condition, carried...) passed to the ONNX
-// body as its inputs after `extra_args` are spliced in by `body_args`.
-struct LoopBody {
-  std::vector<Var> params;
-  Function fn;
-};
-
 std::vector<Var> loop_params(ConvertContext& c, const std::vector<Expr>& carried) {
   std::vector<Var> params{make_var("iteration", tensor_type({}, DType::kInt64)),
                           make_var("cond", tensor_type({}, DType::kBool))};
@@ -205,10 +198,10 @@ Function loop_function(std::vector<Var> params, const std::vector<Expr>& outs) {
   return make_function(std::move(params), make_tuple(outs));
 }
 
-Expr scalar_operand(ConvertContext& c, size_t input) {
-  const TensorTypeNode& t = c.tensor_type_of(c.input(input), cat("input ", input));
-  if (t.ndim() == 0) return c.input(input);
-  return call_op("reshape", {c.input(input)}, ReshapeAttrs{.newshape = {}});
+// ONNX gives the trip count and conditions as scalars or one-element tensors; the IR loop reads scalars.
+Expr as_scalar(ConvertContext& c, const Expr& value, const std::string& what) {
+  if (c.tensor_type_of(value, what).ndim() == 0) return value;
+  return call_op("reshape", {value}, ReshapeAttrs{.newshape = {}});
 }
 
 // A Loop with a trip count or condition known only at run time: an IR loop.
@@ -216,16 +209,15 @@ ConvertResult convert_loop_at_run_time(ConvertContext& c, const onnx::GraphProto
                                        const std::vector<Expr>& carried, size_t n_scans) {
   try {
     Expr trip = c.has_input(0)
-                    ? scalar_operand(c, 0)
+                    ? as_scalar(c, c.input(0), "input 0")
                     : make_constant(NDArray::from_vector<int64_t>({}, {std::numeric_limits<int64_t>::max()}));
-    Expr cond = c.has_input(1) ? scalar_operand(c, 1) : bool_constant(true);
+    Expr cond = c.has_input(1) ? as_scalar(c, c.input(1), "input 1") : bool_constant(true);
     std::vector<Var> params = loop_params(c, carried);
     std::vector<Expr> outs = c.convert_subgraph(body, std::vector<Expr>(params.begin(), params.end()));
     if (outs.size() != 1 + carried.size() + n_scans)
       throw std::move(Error("Loop's body gives the wrong number of outputs")
                           .expected(cat(1 + carried.size() + n_scans), cat(outs.size())));
-    if (outs[0] && c.tensor_type_of(outs[0], "the body's condition").ndim() != 0)
-      outs[0] = call_op("reshape", {outs[0]}, ReshapeAttrs{.newshape = {}});
+    if (outs[0]) outs[0] = as_scalar(c, outs[0], "the body's condition");
     Expr loop = make_loop(trip, cond, carried, loop_function(params, outs));
     c.type_of(loop);
     return loop_results(loop, carried.size() + n_scans);
