@@ -70,8 +70,16 @@ plan_counts() {
   repeat[$name.$engine]=$n warmup[$name.$engine]=${WARMUP:-$((n / 10 > 1 ? n / 10 : 1))}
 }
 
+# The work a model's matrix products and convolutions do (2 flops per multiply-add, counted
+# as the direct algorithm), summed from the kernels' "flops" attributes of graph.json.
+model_gflop() {
+  /usr/bin/python3 -c 'import json, sys
+nodes = json.load(open(sys.argv[1]))["nodes"]
+print("%.3f" % (sum(float(n.get("attrs", {}).get("flops", 0)) for n in nodes) / 1e9))' "$1"
+}
+
 # Phase 1: compile, count reference kernels, check outputs, plan repeat counts.
-declare -A compile_s fallbacks accuracy failed
+declare -A compile_s fallbacks accuracy failed gflop
 fallback_lines=""
 for name in $models $overhead_model; do
   mkdir -p "$work/$name"
@@ -84,6 +92,7 @@ for name in $models $overhead_model; do
     continue
   fi
   compile_s[$name]=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')
+  gflop[$name]=$(model_gflop "$work/$name/model.kiln/graph.json")
   fallbacks[$name]=$(sed -n 's/.* \([0-9]*\) functions on reference kernels.*/\1/p' "$work/$name/compile.out")
   names=$(sed -n 's/^kiln: note: reference kernels for //p' "$work/$name/compile.err" | sort -u | paste -sd, - | sed 's/,/, /g')
   [[ -n $names ]] && fallback_lines="$fallback_lines
@@ -110,8 +119,11 @@ done
 # Phase 2: the rounds. times[$name.$engine.$threads] collects one median per round.
 declare -A times
 round_loads=""
+peaks=""
 for ((round = 0; round < rounds; ++round)); do
   round_loads="$round_loads${round_loads:+; }$(cut -d' ' -f1 /proc/loadavg)"
+  peaks="$peaks $("$kiln" bench "$work/$overhead_model/model.kiln" --inputs "$cache/$overhead_model/inputs" --threads 1 \
+    --warmup 1 --repeat 1 --profile 2>/dev/null | sed -n 's/^fp32 peak (measured, 1 thread): \([0-9.]*\).*/\1/p')"
   if ((round % 2)); then order="ort kiln"; else order="kiln ort"; fi
   for name in $models $overhead_model; do
     [[ -n ${failed[$name]:-} ]] && continue
@@ -178,6 +190,22 @@ geomean() { awk -v s="$1" -v n="$2" 'BEGIN { if (n == 0) print "-"; else printf 
 table="$table
 | geometric mean | | | | $(geomean "$log_sum_1" "$ratios_1") | | | $(geomean "$log_sum_2" "$ratios_2") | | |"
 
+# Efficiency at one thread: each engine's rate on the model's counted work, against the
+# best fp32 peak measured in the rounds; the ceiling is the ORT/kiln kiln would reach running
+# that work at the peak (a model whose kiln kernels use Winograd can pass it).
+peak=$(echo "$peaks" | tr ' ' '\n' | sed '/^$/d' | sort -g | tail -n 1)
+rate() { awk -v f="$1" -v m="${2%% *}" -v p="$peak" 'BEGIN { if (m == "" || m == 0 || f == 0) print "-"; else { r = f / m * 1000; printf "%.1f (%.0f%%)", r, p ? 100 * r / p : 0 } }'; }
+# usage: ceiling ORT_SUMMARY THREADS (the peak scaled by the threads)
+ceiling() { awk -v f="${gflop[$name]}" -v o="${1%% *}" -v p="$peak" -v t="$2" 'BEGIN { if (o == "" || f == 0 || p == "") print "-"; else printf "%.2f", o / (f / (p * t) * 1000) }'; }
+efficiency="| model | GFLOP | kiln 1T GFLOP/s (% of peak) | ORT 1T GFLOP/s (% of peak) | ceiling ORT/kiln 1T | ceiling 2T |
+|---|---:|---:|---:|---:|---:|"
+for name in $models; do
+  [[ -n ${failed[$name]:-} ]] && continue
+  k=$(summary "${times[$name.kiln.1]}") o=$(summary "${times[$name.ort.1]}") o2=$(summary "${times[$name.ort.2]}")
+  efficiency="$efficiency
+| $name | ${gflop[$name]} | $(rate "${gflop[$name]}" "$k") | $(rate "${gflop[$name]}" "$o") | $(ceiling "$o" 1) | $(ceiling "$o2" 2) |"
+done
+
 overhead_cell() {
   local s
   s=$(summary "${times[$overhead_model.$1.$2]:-fail}")
@@ -232,6 +260,16 @@ $table
 
 $overhead
 
+Work and efficiency at one thread. **GFLOP** counts the matrix products and convolutions
+(2 flops per multiply-add, as the direct algorithm; other ops count zero). The fp32 peak,
+measured by \`kiln bench --profile\` (a register-resident FMA loop on one core) at the start of
+each round, was ${peak:-?} GFLOP/s at best (all rounds:${peaks:- none}). **ceiling** is the ORT/kiln
+ratio kiln would reach if it ran the counted work at that peak (times the threads) and
+everything else in no time: a model cannot beat it with the direct algorithms (Winograd convolutions do fewer flops
+than counted, so CNNs can).
+
+$efficiency
+
 Functions on reference kernels:${fallback_lines:- none}
 
 Commands (DIR is one model's export folder, N the thread count):
@@ -248,6 +286,8 @@ node tools/ort/run.js DIR/model.onnx --inputs DIR/inputs --bench --threads N --w
 echo "$table"
 echo
 echo "$overhead"
+echo
+echo "$efficiency"
 echo "$report" >"$results"
 echo "wrote $results (${minutes} min)" >&2
 exit $((failures > 0))

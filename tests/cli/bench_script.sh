@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/run.sh runs end to end on the MLP alone (one round, two timed runs, no warm-up) into a
 # scratch results file: the table has the MLP's row with both engines' times at 1 and 2
-# threads, the geometric-mean row and ONNX Runtime's fixed cost per call. No timing is checked.
+# threads, the geometric-mean row, ONNX Runtime's fixed cost per call and the efficiency row
+# (the MLP's three 32x1024x1024 products are 0.201 GFLOP). No timing is checked.
 set -uo pipefail
 kiln=$1 root=$2
 source "$root/tests/cli/lib/expect.sh"
@@ -19,6 +20,8 @@ for file in "$tmp/table" "$tmp/results.md"; do
     fail "$(basename "$file"): no geometric-mean row"
   grep -qE "ONNX Runtime through the Node binding $number µs at 1 thread, $number µs at 2" "$file" ||
     fail "$(basename "$file"): no fixed-cost line"
+  grep -qE "^\| mlp \| 0\.201 \| $number \([0-9]+%\) \| $number \([0-9]+%\) \| $number \| $number \|$" "$file" ||
+    fail "$(basename "$file"): no efficiency row for mlp: $(grep '^| mlp' "$file" | tail -n 1)"
 done
 grep -q "Machine: .*avx512f" "$tmp/results.md" || grep -q "Machine: .*no-avx512f" "$tmp/results.md" ||
   fail "results.md: no machine line"
