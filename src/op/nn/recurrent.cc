@@ -135,6 +135,15 @@ std::string float32_only(const std::vector<Type>& arg_types, const Type& out_typ
   return "";
 }
 
+// The recurrent products h R^T of every step: 2 * seq * batch * (gates * hidden) * hidden (the
+// input projection is an nn.dense of its own and counts there).
+double recurrent_flops(const std::vector<Type>& args, const Type& out) {
+  const TensorTypeNode* proj = as_tensor(args.at(0));
+  const TensorTypeNode* h = as_tensor(out);
+  if (!proj || !h || proj->shape.size() != 3 || h->shape.size() != 3 || h->shape[2] < 0) return 0;
+  return 2.0 * known_elements(proj->shape) * static_cast<double>(h->shape[2]);
+}
+
 void add_recurrent_op(OpRegistry& registry, Cell cell, const std::string& name, const std::string& doc,
                       const std::vector<std::string>& operands) {
   OpDef& def = registry.add(name).describe(doc);
@@ -142,7 +151,10 @@ void add_recurrent_op(OpRegistry& registry, Cell cell, const std::string& name, 
   def.attrs<RecurrentAttrs>()
       .set_relation<RecurrentAttrs>(
           [cell](const std::vector<Type>& args, const RecurrentAttrs&) { return recurrent_relation(cell, args); })
-      .set_pattern(OpPattern::kOpaque);
+      .set_pattern(OpPattern::kOpaque)
+      .set_flops<RecurrentAttrs>([](const std::vector<Type>& args, const Type& out, const RecurrentAttrs&) {
+        return recurrent_flops(args, out);
+      });
   set_compute(def, recurrent_compute, float32_only);
   set_schedule<RecurrentAttrs>(
       def, [cell](const ScheduleInput& in, const RecurrentAttrs& attrs) { recurrent_schedule(cell, in, attrs); });

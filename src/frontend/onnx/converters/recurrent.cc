@@ -5,12 +5,17 @@
 // build time. Otherwise it is unrolled over the static sequence length: each step does one dense
 // of h by R (two for GRU, whose candidate reads r*h) and the gate math.
 //
+// sequence_lens (constant or given at run time) shorter than X for some batch entries unrolls
+// too, with a mask per step (t < length): a masked step keeps the state and writes zeros to Y,
+// so Y_h / Y_c are the state after each entry's last step, in either direction, as ONNX says.
+//
 // ONNX packs the weights of all gates: W is [directions, gates*hidden, input], R is
 // [directions, gates*hidden, hidden], B is [directions, 2*gates*hidden] (W's biases, then
 // R's). Gate orders: RNN (i), GRU (z, r, h), LSTM (i, o, f, c); LSTM's peepholes P are
 // [directions, 3*hidden] in the order (i, o, f).
 #include "kiln/attrs/recurrent.h"
 
+#include <algorithm>
 #include <numeric>
 
 #include "frontend/onnx/converters/converter_util.h"
@@ -142,7 +147,7 @@ class Unroller {
   std::vector<Expr> run() {
     read_shapes();
     std::vector<std::vector<Activation>> fs = activations(c_, directions_, default_activations());
-    if (sequence_op_applies(fs)) return run_sequence_ops();
+    if (!lens_ && sequence_op_applies(fs)) return run_sequence_ops();
     std::vector<std::vector<Expr>> ys(static_cast<size_t>(directions_));  // per direction, in time order
     std::vector<Expr> last_h, last_c;
     for (int64_t d = 0; d < directions_; ++d) {
@@ -153,8 +158,16 @@ class Unroller {
       y.resize(static_cast<size_t>(seq_len_));
       for (int64_t s = 0; s < seq_len_; ++s) {
         int64_t t = reverse ? seq_len_ - 1 - s : s;
-        state = step(dir, fs[static_cast<size_t>(d)], take_index(dir.projection, 0, t), state);
-        y[static_cast<size_t>(t)] = state.h;
+        StepState next = step(dir, fs[static_cast<size_t>(d)], take_index(dir.projection, 0, t), state);
+        if (!lens_) {
+          state = next;
+          y[static_cast<size_t>(t)] = state.h;
+          continue;
+        }
+        Expr live = step_mask(t);
+        y[static_cast<size_t>(t)] = call_op("where", {live, next.h, scalar_constant(dtype_, 0.0)});
+        state = {call_op("where", {live, next.h, state.h}),
+                 next.c ? call_op("where", {live, next.c, state.c}) : nullptr};
       }
       last_h.push_back(state.h);
       if (state.c) last_c.push_back(state.c);
@@ -281,17 +294,29 @@ class Unroller {
                           .expected(shape_str({directions_, gate_count(cell_) * hidden_, hidden_}), shape_str(rs)));
     clip_ = c_.attrs().has("clip") ? std::optional(c_.attrs().get_float("clip")) : std::nullopt;
     linear_before_reset_ = cell_ == Cell::kGru && c_.attrs().get_int("linear_before_reset", 0) != 0;
-    check_sequence_lens();
+    read_sequence_lens();
   }
 
-  // Every sequence as long as X: sequence_lens changes nothing. Shorter ones are not supported.
-  void check_sequence_lens() {
+  // sequence_lens [batch] as lens_, unless it is absent or a constant of X's length everywhere
+  // (then it changes nothing and the sequence ops apply).
+  void read_sequence_lens() {
     if (!c_.has_input(4)) return;
-    std::vector<int64_t> lens = c_.require_ints_input(4, "sequence_lens");
-    for (int64_t len : lens)
-      if (len != seq_len_)
-        throw std::move(Error(cat(c_.op_type(), ": sequences shorter than X are not supported"))
-                            .expected(cat("every sequence_lens entry equal to ", seq_len_), shape_str(lens)));
+    const TensorTypeNode& t = c_.input_type(4);
+    if (t.ndim() != 1 || (t.shape[0] != kAnyDim && t.shape[0] != batch_) || !is_int(t.dtype))
+      throw std::move(Error(cat(c_.op_type(), "'s sequence_lens has the wrong type"))
+                          .expected(cat("an integer tensor of shape (", batch_, ")"),
+                                    cat(dtype_name(t.dtype), " ", shape_str(t.shape))));
+    if (std::optional<NDArray> lens = c_.constant_input(4)) {
+      const std::vector<int64_t> values = lens->to_ints();
+      if (std::all_of(values.begin(), values.end(), [&](int64_t len) { return len == seq_len_; })) return;
+    }
+    lens_ = call_op("cast", {c_.input(4)}, CastAttrs{.dtype = "int64"});
+  }
+
+  // [batch, 1]: whether step t is within each batch entry's sequence.
+  Expr step_mask(int64_t t) const {
+    Expr live = call_op("less", {make_constant(NDArray::scalar(DType::kInt64, static_cast<double>(t))), lens_});
+    return call_op("expand_dims", {live}, ExpandDimsAttrs{.axis = 1});
   }
 
   // initial_h (input 5) or initial_c (input 6) of direction d, zeros when absent.
@@ -392,7 +417,8 @@ class Unroller {
   DType dtype_ = DType::kFloat32;
   std::optional<double> clip_;
   bool linear_before_reset_ = false;
-  Expr x_;  // [seq, batch, input]
+  Expr x_;     // [seq, batch, input]
+  Expr lens_;  // sequence_lens as int64 [batch] when some may be shorter than X, else null
 };
 
 ConvertResult convert_rnn(ConvertContext& c) { return Unroller(c, Cell::kRnn).run(); }
