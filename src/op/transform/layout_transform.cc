@@ -42,6 +42,26 @@ std::vector<te::Tensor> layout_transform_compute(const ComputeInput& call, const
   })};
 }
 
+// NCHW{x}c -> NCHW: the channel axis split by the block and the rows ordered (N, C/x, H, c, W),
+// so one task copies a whole x-by-W row of blocks while it sits in L1. In the plain (N, C, H)
+// order each input cache line is read x times, a whole plane apart (MobileNetV2's 144-channel
+// 56x56 output leaving the blocked layout before a 24-channel convolution).
+void unblocking_order(te::Stage& stage, int64_t block) {
+  const std::vector<te::IterVar> leaves = stage.leaf_iter_vars();
+  auto [channel_blocks, channels] = stage.split(leaves[1], block);
+  stage.reorder({leaves[0], channel_blocks, leaves[2], channels, leaves[3]});
+}
+
+// The channel block of an NCHW{x}c -> NCHW transform written by `stage`, or 0.
+int64_t unblocked_channel_block(const ScheduleInput& in, const te::Tensor& out, const te::Stage& stage) {
+  const TensorTypeNode& data = expect_tensor(in.call.arg_types.at(0), "data");
+  const TensorTypeNode& result = expect_tensor(in.call.out_type, "result");
+  if (data.ndim() != 5 || result.ndim() != 4 || out.shape() != result.shape) return 0;
+  const int64_t block = data.shape[4];
+  if (stage.leaf_iter_vars().size() != 4 || block <= 1 || result.shape[1] % block != 0) return 0;
+  return block;
+}
+
 // Rows of the innermost axis: the outer axes fused and run in parallel, the innermost (the
 // block, or W) vectorised. The default injective schedule fuses every axis and then divides the
 // flat index back into the blocked one per element, which costs more than the copy.
@@ -51,6 +71,7 @@ void layout_transform_schedule(const ScheduleInput& in) {
   for (const te::Tensor& out : in.outputs) {
     te::Stage& stage = in.schedule[out];
     if (stage.attach() != te::Stage::Attach::kRoot || stage.op()->reduce) continue;
+    if (const int64_t block = unblocked_channel_block(in, out, stage)) unblocking_order(stage, block);
     const std::vector<te::IterVar> leaves = stage.leaf_iter_vars();
     if (leaves.size() < 2 || leaves.back()->extent < 4) {
       schedule_injective_stage(stage, in.target);
