@@ -136,7 +136,14 @@ class GraphBuilder {
     return it == device_codes_.end() ? kCpuDeviceCode : it->second;
   }
 
-  GraphEntry variable(const std::string& name, const Type& type, int64_t device) {
+  // `bound_by_parent`: a sub-graph's parameter, bound to its parent's tensors, may have a
+  // run-time shape (a loop's carried value whose extents change across iterations).
+  GraphEntry variable(const std::string& name, const Type& type, int64_t device, bool bound_by_parent = false) {
+    const TensorTypeNode* tensor = as_tensor(type);
+    if (tensor && !tensor->is_static() && !bound_by_parent)
+      throw std::move(Error(cat("a tensor of shape ", shape_str(tensor->shape),
+                                " has dimensions unknown at compile time; give the input shapes with --shape"))
+                          .node(name));
     GraphNode node;
     node.op = "null";
     node.name = name;
@@ -152,10 +159,6 @@ class GraphBuilder {
     const auto id = static_cast<int64_t>(plan.nodes.size());
     for (const TensorTypeNode* t : outputs) {
       // Only reference kernels meet run-time shapes (compile_obstacle keeps them from kernels).
-      if (!t->is_static() && node.is_variable())
-        throw std::move(Error(cat("a tensor of shape ", shape_str(t->shape),
-                                  " has dimensions unknown at compile time; give the input shapes with --shape"))
-                            .node(node.name));
       plan.dltype.emplace_back(dtype_name(t->dtype));
       plan.shape.push_back(t->shape);
       plan.device_index.push_back(device);
@@ -279,7 +282,7 @@ class GraphBuilder {
     for (const Var& p : params) {
       std::string name = cat(if_name, ".", subgraph.input_names.size());
       subgraph.input_names.push_back(name);
-      values[p.get()] = {variable(name, p->type_annotation, kCpuDeviceCode)};
+      values[p.get()] = {variable(name, p->type_annotation, kCpuDeviceCode, true)};
     }
     for (const ExprNode* v : captured) {
       Entries inputs;

@@ -63,8 +63,9 @@ void plan_memory(GraphPlan& plan) {
     const GraphNode& node = plan.nodes[n];
     const auto id = static_cast<int64_t>(n);
     if (node.is_variable()) {
-      plan.storage_id[plan.entry_id(id, 0)] =
-          pool.fresh(device_of(plan.entry_id(id, 0)), entry_bytes(plan, plan.entry_id(id, 0)));
+      // A sub-graph input of run-time shape is bound to its parent's tensor, not stored.
+      const size_t entry = plan.entry_id(id, 0);
+      if (!plan.is_dynamic(entry)) plan.storage_id[entry] = pool.fresh(device_of(entry), entry_bytes(plan, entry));
       continue;
     }
     for (int64_t i = 0; i < plan.num_node_outputs(id); ++i) {

@@ -28,6 +28,7 @@ struct Artifact::Step {
   double flops = 0;                     // of one call, from the node's "flops" (generated code)
   kiln_kernel_fn generated = nullptr;   // set for nodes with code in lib.so
   const KernelFn* reference = nullptr;  // set for "kiln_ref.<op>" nodes
+  const OutputFn* output_fn = nullptr;  // a reference kernel's, when an output has a run-time shape
   bool copy = false;                    // a "__copy" node
   bool is_if = false;                   // a "kiln_if" node: runs sub-graph then_graph or else_graph
   size_t then_graph = 0, else_graph = 0;
@@ -42,6 +43,16 @@ struct Artifact::Step {
 struct GraphExecutor::BoundStep {
   std::vector<void*> args;               // generated code: data pointers, inputs then outputs
   std::vector<NDArray> inputs, outputs;  // reference kernels
+  // A loop node's: the two blocks each carried value alternates between, and the body's
+  // iteration number and condition inputs, all kept across executions.
+  std::vector<std::array<NDArray, 2>> carried_blocks;
+  std::vector<bool> carried_in_place;  // per carried value: whether the body writes it in a block
+  NDArray iteration, body_cond;
+};
+
+// Where a step reads or writes an entry: args[slot], and inputs[slot] or outputs[slot - inputs].
+struct GraphExecutor::EntryUse {
+  size_t step = 0, slot = 0;
 };
 
 namespace {
@@ -104,9 +115,6 @@ Artifact::Step Artifact::resolve_step(const GraphPlan& graph, size_t node_id, co
       step.func_name = "Loop";
       step.body_graph = std::stoul(node.attrs.at("body_graph"));
       step.num_carried = std::stoul(node.attrs.at("num_carried"));
-      const GraphPlan& body = graph.subgraphs[step.body_graph];
-      for (size_t k = 1; k < body.heads.size(); ++k)
-        check(!body.is_dynamic(body.entry_id(body.heads[k])), "a loop body's output ", k, " has a run-time shape");
     } else if (step.func_name == kCopyFuncName) {
       step.copy = true;
       check(step.input_entries.size() == step.output_entries.size(), "a copy node has ", step.input_entries.size(),
@@ -123,6 +131,9 @@ Artifact::Step Artifact::resolve_step(const GraphPlan& graph, size_t node_id, co
       step.reference = &KernelRegistry::global().get(step.reference_op);
       const auto op_attrs = node.attrs.find("op_attrs");
       if (op_attrs != node.attrs.end()) step.attrs = attrs_from_json(op_attrs->second);
+      if (std::any_of(step.output_entries.begin(), step.output_entries.end(),
+                      [&graph](size_t entry) { return graph.is_dynamic(entry); }))
+        step.output_fn = KernelRegistry::global().output_fn(step.reference_op);
     } else {
       for (size_t entry : step.input_entries)
         check(!graph.is_dynamic(entry), "generated code cannot read a tensor of run-time shape");
@@ -159,6 +170,13 @@ std::shared_ptr<const Artifact> Artifact::load(const std::string& dir) {
 
 std::shared_ptr<const Artifact> Artifact::create(const GraphPlan& graph, std::shared_ptr<const Module> module,
                                                  NamedArrays params, std::string origin) {
+  return create_graph(graph, std::move(module), std::move(params), std::move(origin), false);
+}
+
+// A sub-graph's inputs are bound to its parent's tensors, so they may have run-time shapes (a
+// loop's carried values whose extents change); a top-level graph's are set by the user.
+std::shared_ptr<const Artifact> Artifact::create_graph(const GraphPlan& graph, std::shared_ptr<const Module> module,
+                                                       NamedArrays params, std::string origin, bool is_subgraph) {
   std::shared_ptr<Artifact> artifact(new Artifact());
   Artifact& a = *artifact;
   a.origin_ = std::move(origin);
@@ -170,8 +188,8 @@ std::shared_ptr<const Artifact> Artifact::create(const GraphPlan& graph, std::sh
 
     std::vector<NamedArrays> subgraph_params = split_subgraph_params(g, params);
     for (size_t i = 0; i < g.subgraphs.size(); ++i)
-      a.subgraphs_.push_back(create(g.subgraphs[i], a.module_, std::move(subgraph_params[i]),
-                                    cat(a.origin_, " (kiln.subgraphs[", i, "])")));
+      a.subgraphs_.push_back(create_graph(g.subgraphs[i], a.module_, std::move(subgraph_params[i]),
+                                          cat(a.origin_, " (kiln.subgraphs[", i, "])"), true));
 
     // Parameters: one per "null" node, of the node's shape and dtype.
     a.params_by_entry_.resize(g.num_entries());
@@ -195,7 +213,8 @@ std::shared_ptr<const Artifact> Artifact::create(const GraphPlan& graph, std::sh
       const size_t entry = g.entry_id(static_cast<int64_t>(find_variable(g, name)), 0);
       if (a.params_by_entry_[entry].defined())
         throw Error(cat("'", name, "' is both a graph input and a parameter in params.bin"));
-      if (g.is_dynamic(entry)) throw Error(cat("input '", name, "' has a shape known only at run time"));
+      if (g.is_dynamic(entry) && !is_subgraph)
+        throw Error(cat("input '", name, "' has a shape known only at run time"));
       a.input_entries_.push_back(entry);
       a.inputs_.push_back(entry_info(g, entry, name));
     }
@@ -282,19 +301,43 @@ void GraphExecutor::bind_entries() {
       entries_[entry] =
           storage_[static_cast<size_t>(g.storage_id[entry])].view(g.shape[entry], parse_dtype(g.dltype[entry]));
   }
+  dynamic_blocks_.resize(g.num_entries());
+  uses_.resize(g.num_entries());
   for (const Artifact::Step& step : a.steps_) {
     BoundStep bound;
     for (size_t entry : step.input_entries) {
+      uses_[entry].push_back({bound_steps_.size(), bound.args.size()});
       // Generated code never writes its inputs; the const_cast only meets the C signature.
       bound.args.push_back(const_cast<void*>(entries_[entry].raw()));
       bound.inputs.push_back(entries_[entry]);
     }
     for (size_t entry : step.output_entries) {
+      uses_[entry].push_back({bound_steps_.size(), bound.args.size()});
       bound.args.push_back(entries_[entry].raw());
       bound.outputs.push_back(entries_[entry]);
     }
     bound_steps_.push_back(std::move(bound));
   }
+}
+
+namespace {
+
+// `block`, grown geometrically on `device` when it holds fewer than `bytes` bytes.
+NDArray& reserve_block(NDArray& block, size_t bytes, Device& device) {
+  if (block.defined() && block.nbytes() >= bytes) return block;
+  const size_t grown = block.defined() ? std::max(bytes, 2 * block.nbytes()) : bytes;
+  block = device.allocate(std::max<size_t>(grown, 1));
+  return block;
+}
+
+size_t tensor_bytes(const Shape& shape, DType dtype) {
+  return static_cast<size_t>(num_elements(shape)) * dtype_bytes(dtype);
+}
+
+}  // namespace
+
+NDArray GraphExecutor::dynamic_tensor(size_t entry, const Shape& shape, DType dtype) {
+  return reserve_block(dynamic_blocks_[entry], tensor_bytes(shape, dtype), device_of_entry(entry)).view(shape, dtype);
 }
 
 int GraphExecutor::num_threads() const { return pool_->num_threads(); }
@@ -383,18 +426,37 @@ void GraphExecutor::run_steps(std::vector<StepTime>* times) {
 void GraphExecutor::run_step(const Artifact::Step& step, BoundStep& bound) {
   if (step.copy) return run_copy(step);
   if (step.is_if) return run_if(step);
-  if (step.is_loop) return run_loop(step);
+  if (step.is_loop) return run_loop(step, bound);
   if (step.generated) {
     if (int32_t status = step.generated(bound.args.data()); status != 0)
       throw Error(cat("generated function '", step.func_name, "' failed with status ", status));
     return;
   }
+  run_reference(step, bound);
+}
+
+// Outputs of run-time shape that the kernel's output function sizes are views of blocks this
+// executor keeps per entry; the kernel allocates the others (data-dependent extents, NonZero).
+void GraphExecutor::size_dynamic_outputs(const Artifact::Step& step, BoundStep& bound) {
   const GraphPlan& g = artifact_->graph();
-  // Tensors of run-time shape are whatever the kernel that made them allocated.
+  std::vector<OutputSpec> specs;
+  if (step.output_fn) {
+    specs = (*step.output_fn)(step.attrs, bound.inputs);
+    check(specs.size() == bound.outputs.size(), "output function gives ", specs.size(), " outputs for ",
+          bound.outputs.size());
+  }
+  for (size_t k = 0; k < bound.outputs.size(); ++k) {
+    const size_t entry = step.output_entries[k];
+    if (g.is_dynamic(entry))
+      bound.outputs[k] = step.output_fn ? dynamic_tensor(entry, specs[k].shape, specs[k].dtype) : NDArray();
+  }
+}
+
+void GraphExecutor::run_reference(const Artifact::Step& step, BoundStep& bound) {
+  const GraphPlan& g = artifact_->graph();
   for (size_t k = 0; k < bound.inputs.size(); ++k)
     if (g.is_dynamic(step.input_entries[k])) bound.inputs[k] = entries_[step.input_entries[k]];
-  for (size_t k = 0; k < bound.outputs.size(); ++k)
-    if (g.is_dynamic(step.output_entries[k])) bound.outputs[k] = NDArray();
+  size_dynamic_outputs(step, bound);
   (*step.reference)(step.attrs, bound.inputs, bound.outputs);
   // Kernels write into the tensors they are given; one that replaced a tensor is copied back.
   for (size_t k = 0; k < bound.outputs.size(); ++k) {
@@ -421,8 +483,7 @@ void GraphExecutor::run_copy(const Artifact::Step& step) {
     const size_t out = step.output_entries[k];
     const NDArray& from = entries_[step.input_entries[k]];
     Device& to_device = device_of_entry(out);
-    // A tensor of run-time shape gets a block of the destination device as large as it is.
-    if (g.is_dynamic(out)) entries_[out] = to_device.allocate(from.nbytes()).view(from.shape(), from.dtype());
+    if (g.is_dynamic(out)) entries_[out] = dynamic_tensor(out, from.shape(), from.dtype());
     to_device.copy_in(from, entries_[out]);
   }
 }
@@ -442,190 +503,235 @@ void GraphExecutor::run_if(const Artifact::Step& step) {
   const GraphPlan& g = artifact_->graph();
   for (size_t k = 0; k < step.output_entries.size(); ++k) {
     const size_t out = step.output_entries[k];
-    if (g.is_dynamic(out))
-      entries_[out] = branch.get_output(k);
-    else
-      device_of_entry(out).copy_in(branch.entries_[branch.artifact_->output_entries_[k]], entries_[out]);
+    const NDArray& result = branch.entries_[branch.artifact_->output_entries_[k]];
+    if (g.is_dynamic(out)) entries_[out] = dynamic_tensor(out, result.shape(), result.dtype());
+    device_of_entry(out).copy_in(result, entries_[out]);
   }
 }
 
 namespace {
 
 // A scan output of a loop: each iteration's slice appended along axis 0, into the node's
-// planned tensor when the number of iterations is known, else into a block that grows
-// geometrically (the devices' memory is host-addressable, as the reference kernels assume).
+// planned tensor when the number of iterations is known, else into the entry's block, kept by
+// the executor across executions and grown geometrically (the devices' memory is
+// host-addressable, as the reference kernels assume). A slice of run-time shape takes the
+// shape of the first iteration's, which every other must have.
 class ScanOutput {
  public:
-  ScanOutput(NDArray planned, Shape slice, DType dtype, int64_t expected_iterations, Device& device)
+  ScanOutput(NDArray planned, NDArray& block, Shape slice, DType dtype, int64_t expected_iterations, Device& device)
       : planned_(std::move(planned)),
+        block_(block),
         slice_(std::move(slice)),
         dtype_(dtype),
-        slice_bytes_(static_cast<size_t>(num_elements(slice_)) * dtype_bytes(dtype)),
+        expected_(std::clamp<int64_t>(expected_iterations, 1, 64)),
         device_(device) {
-    if (planned_.defined()) {
-      buffer_ = planned_;
+    if (planned_.defined())
       capacity_ = planned_.shape().empty() ? 0 : planned_.shape()[0];
-    } else {
-      grow(std::clamp<int64_t>(expected_iterations, 1, 64));
-    }
+    else if (is_static(slice_))
+      size_slices(slice_);
   }
 
   void append(const NDArray& slice) {
+    if (!sized_) size_slices(slice.shape());
+    if (slice.shape() != slice_)
+      throw Error("a loop's scan output changes shape across iterations")
+          .expected(shape_str(slice_), shape_str(slice.shape()));
     if (count_ == capacity_) {
       check(!planned_.defined(), "a loop ran more iterations than its scan output holds (", capacity_, ")");
       grow(capacity_ * 2);
     }
     if (slice_bytes_)
-      std::memcpy(static_cast<uint8_t*>(buffer_.raw()) + count_ * slice_bytes_, slice.raw(), slice_bytes_);
+      std::memcpy(static_cast<uint8_t*>(buffer().raw()) + count_ * slice_bytes_, slice.raw(), slice_bytes_);
     ++count_;
   }
 
-  // The stacked slices: [iterations, ...slice].
+  // The stacked slices: [iterations, ...slice] (unknown extents of a slice never made are 0).
   NDArray result() const {
     if (planned_.defined()) {
       check(count_ == capacity_, "a loop ran ", count_, " iterations where its type promised ", capacity_);
       return planned_;
     }
     Shape shape = slice_;
+    for (int64_t& d : shape) d = std::max<int64_t>(d, 0);
     shape.insert(shape.begin(), count_);
-    return buffer_.view(shape, dtype_);
+    if (!block_.defined()) block_ = device_.allocate(1);
+    return block_.view(shape, dtype_);
   }
 
  private:
-  void grow(int64_t capacity) {
-    NDArray bigger = device_.allocate(std::max<size_t>(static_cast<size_t>(capacity) * slice_bytes_, 1));
-    if (count_ && slice_bytes_) std::memcpy(bigger.raw(), buffer_.raw(), static_cast<size_t>(count_) * slice_bytes_);
-    buffer_ = std::move(bigger);
-    capacity_ = capacity;
+  static bool is_static(const Shape& shape) {
+    return std::all_of(shape.begin(), shape.end(), [](int64_t d) { return d >= 0; });
   }
 
-  NDArray planned_, buffer_;
+  NDArray& buffer() { return planned_.defined() ? planned_ : block_; }
+
+  void size_slices(const Shape& slice) {
+    slice_ = slice;
+    slice_bytes_ = tensor_bytes(slice_, dtype_);
+    sized_ = true;
+    if (!planned_.defined()) grow(expected_);
+  }
+
+  // Keeps the slices appended so far; a block already large enough is reused as it is.
+  void grow(int64_t capacity) {
+    const size_t bytes = static_cast<size_t>(capacity) * slice_bytes_;
+    if (!block_.defined() || block_.nbytes() < bytes) {
+      NDArray bigger =
+          device_.allocate(std::max<size_t>(std::max(bytes, block_.defined() ? 2 * block_.nbytes() : 0), 1));
+      if (count_ && slice_bytes_) std::memcpy(bigger.raw(), block_.raw(), static_cast<size_t>(count_) * slice_bytes_);
+      block_ = std::move(bigger);
+    }
+    capacity_ = slice_bytes_ ? static_cast<int64_t>(block_.nbytes() / slice_bytes_) : capacity;
+  }
+
+  NDArray planned_;
+  NDArray& block_;
   Shape slice_;
   DType dtype_;
-  size_t slice_bytes_;
+  int64_t expected_;
+  size_t slice_bytes_ = 0;
+  bool sized_ = false;
   Device& device_;
   int64_t capacity_ = 0, count_ = 0;
 };
 
+// Whether the body's carried head k may be written straight into the loop's block: not when it
+// is also something else of the body (one of its inputs, a parameter, another head), whose
+// tensor the body does not write, nor when its shape is known only at run time.
+bool writes_carried_in_place(const GraphPlan& body, const std::vector<size_t>& heads, const std::vector<size_t>& inputs,
+                             const NDArray& param, size_t head) {
+  return !param.defined() && !body.is_dynamic(head) && std::count(heads.begin(), heads.end(), head) == 1 &&
+         std::find(inputs.begin(), inputs.end(), head) == inputs.end();
+}
+
 }  // namespace
 
+int64_t GraphExecutor::read_int_scalar(size_t entry) const {
+  return device_of_entry(entry).copy_out(entries_[entry]).int_at(0);
+}
+
 // The body runs on storage planned and allocated once (its executor). Carried values are
-// double-buffered: each iteration's carried outputs are written straight into one of two
-// blocks the loop owns, which the next iteration reads as its inputs, so nothing is copied
-// between iterations; only the final values are copied into the node's outputs.
-void GraphExecutor::run_loop(const Artifact::Step& step) {
+// double-buffered: iteration i writes its carried outputs into blocks of parity i % 2, which
+// the next iteration reads as its inputs, so nothing is copied between iterations where the
+// body can write a carried value in place; only the final values are copied into the node's
+// outputs. The blocks are kept across executions and grow when a carried value needs more.
+void GraphExecutor::run_loop(const Artifact::Step& step, BoundStep& bound) {
   GraphExecutor& body = *subgraph_executors_[step.body_graph];
-  const Artifact& b = *body.artifact_;
-  const GraphPlan& g = artifact_->graph();
-  const auto read_scalar = [this](size_t entry) { return device_of_entry(entry).copy_out(entries_[entry]).int_at(0); };
-  const int64_t trip_count = read_scalar(step.input_entries[0]);
-  bool cond = read_scalar(step.input_entries[1]) != 0;
-  const size_t n = step.num_carried;
-  const size_t num_scans = step.output_entries.size() - n;
-
-  for (size_t k = 2 + n; k < step.input_entries.size(); ++k) body.bind_input(k, entries_[step.input_entries[k]]);
-  NDArray iteration = NDArray::empty(b.inputs()[0].shape, DType::kInt64);
-  NDArray body_cond = NDArray::empty(b.inputs()[1].shape, DType::kBool);
-  *iteration.data<int64_t>() = 0;
-  *body_cond.data<bool>() = true;
-  body.bind_input(0, iteration);
-  body.bind_input(1, body_cond);
-
-  // A carried head that is also something else of the body (one of its inputs, a parameter,
-  // another head) is copied instead of written in place.
-  std::vector<NDArray> current(n);
-  std::vector<std::array<NDArray, 2>> buffers(n);
-  std::vector<bool> in_place(n, true);
-  for (size_t k = 0; k < n; ++k) {
-    current[k] = entries_[step.input_entries[2 + k]];
-    const size_t head = b.output_entries_[k + 1];
-    in_place[k] = !b.params_by_entry_[head].defined() &&
-                  std::count(b.output_entries_.begin(), b.output_entries_.end(), head) == 1 &&
-                  std::find(b.input_entries_.begin(), b.input_entries_.end(), head) == b.input_entries_.end();
-    Device& device = body.device_of_entry(head);
-    for (NDArray& buffer : buffers[k])
-      buffer = device.allocate(std::max<size_t>(current[k].nbytes(), 1)).view(current[k].shape(), current[k].dtype());
-  }
-
+  const int64_t trip_count = read_int_scalar(step.input_entries[0]);
+  bool cond = read_int_scalar(step.input_entries[1]) != 0;
+  std::vector<NDArray> carried = start_loop(step, bound, body);
   std::vector<ScanOutput> scans;
-  const int64_t expected = trip_count;
-  for (size_t j = 0; j < num_scans; ++j) {
-    const size_t out = step.output_entries[n + j], head = b.output_entries_[n + 1 + j];
-    scans.emplace_back(g.is_dynamic(out) ? NDArray() : entries_[out], b.graph().shape[head],
-                       parse_dtype(b.graph().dltype[head]), expected, device_of_entry(out));
+  const size_t n = step.num_carried;
+  for (size_t j = 0; n + j < step.output_entries.size(); ++j) {
+    const size_t out = step.output_entries[n + j], head = body.artifact_->output_entries_[n + 1 + j];
+    const GraphPlan& b = body.artifact_->graph();
+    scans.emplace_back(artifact_->graph().is_dynamic(out) ? NDArray() : entries_[out], dynamic_blocks_[out],
+                       b.shape[head], parse_dtype(b.dltype[head]), trip_count, device_of_entry(out));
   }
-
-  int64_t i = 0;
-  for (; i < trip_count && cond; ++i) {
-    *iteration.data<int64_t>() = i;
-    std::vector<NDArray> next(n);
-    for (size_t k = 0; k < n; ++k) {
-      body.bind_input(2 + k, current[k]);
-      next[k] = buffers[k][i % 2];
-      if (in_place[k]) body.rebind_entry(b.output_entries_[k + 1], next[k]);
-    }
+  for (int64_t i = 0; i < trip_count && cond; ++i) {
     try {
-      body.run_steps(nullptr);
+      cond = run_iteration(bound, body, i, carried);
     } catch (Error& e) {
-      throw e.file(b.origin()).node(cat(step.node_name, " iteration ", i));
+      throw e.file(body.artifact_->origin()).node(cat(step.node_name, " iteration ", i));
     }
-    const size_t cond_head = b.output_entries_[0];
-    cond = body.device_of_entry(cond_head).copy_out(body.entries_[cond_head]).int_at(0) != 0;
-    for (size_t k = 0; k < n; ++k) {
-      if (!in_place[k])
-        body.device_of_entry(b.output_entries_[k + 1]).copy_in(body.entries_[b.output_entries_[k + 1]], next[k]);
-      current[k] = next[k];
-    }
-    for (size_t j = 0; j < num_scans; ++j) scans[j].append(body.entries_[b.output_entries_[n + 1 + j]]);
+    for (size_t j = 0; j < scans.size(); ++j)
+      scans[j].append(body.entries_[body.artifact_->output_entries_[n + 1 + j]]);
   }
-  for (size_t k = 0; k < n; ++k) {
-    const size_t out = step.output_entries[k];
-    device_of_entry(out).copy_in(current[k], entries_[out]);
-  }
-  for (size_t j = 0; j < num_scans; ++j) {
-    const size_t out = step.output_entries[n + j];
-    if (g.is_dynamic(out))
-      entries_[out] = scans[j].result();
-    else
-      scans[j].result();  // checks the count
+  finish_loop(step, carried);
+  for (size_t j = 0; j < scans.size(); ++j) {
+    NDArray result = scans[j].result();  // checks the count against a planned one
+    if (artifact_->graph().is_dynamic(step.output_entries[n + j]))
+      entries_[step.output_entries[n + j]] = std::move(result);
   }
 }
 
-// Points `entry` at `value` (of its shape and dtype) in every step that reads or writes it.
+// Binds the body's loop-invariant inputs and its iteration and condition inputs; returns the
+// carried values' initial tensors.
+std::vector<NDArray> GraphExecutor::start_loop(const Artifact::Step& step, BoundStep& bound, GraphExecutor& body) {
+  const Artifact& b = *body.artifact_;
+  const size_t n = step.num_carried;
+  for (size_t k = 2 + n; k < step.input_entries.size(); ++k) body.bind_input(k, entries_[step.input_entries[k]]);
+  if (!bound.iteration.defined()) {
+    bound.iteration = NDArray::empty(b.inputs()[0].shape, DType::kInt64);
+    bound.body_cond = NDArray::empty(b.inputs()[1].shape, DType::kBool);
+    bound.carried_blocks.resize(n);
+    for (size_t k = 0; k < n; ++k) {
+      const size_t head = b.output_entries_[k + 1];
+      bound.carried_in_place.push_back(
+          writes_carried_in_place(b.graph(), b.output_entries_, b.input_entries_, b.params_by_entry_[head], head));
+    }
+  }
+  *bound.body_cond.data<bool>() = true;
+  body.bind_input(0, bound.iteration);
+  body.bind_input(1, bound.body_cond);
+  std::vector<NDArray> carried(n);
+  for (size_t k = 0; k < n; ++k) carried[k] = entries_[step.input_entries[2 + k]];
+  return carried;
+}
+
+// Runs iteration i: reads `carried`, leaves the values it carries on in it; returns the
+// body's condition.
+bool GraphExecutor::run_iteration(BoundStep& bound, GraphExecutor& body, int64_t i, std::vector<NDArray>& carried) {
+  const Artifact& b = *body.artifact_;
+  const GraphPlan& bg = b.graph();
+  *bound.iteration.data<int64_t>() = i;
+  const std::vector<bool>& in_place = bound.carried_in_place;
+  for (size_t k = 0; k < carried.size(); ++k) {
+    const size_t head = b.output_entries_[k + 1];
+    body.bind_input(2 + k, carried[k]);
+    if (in_place[k]) {
+      const DType dtype = parse_dtype(bg.dltype[head]);
+      NDArray& block = reserve_block(bound.carried_blocks[k][i % 2], tensor_bytes(bg.shape[head], dtype),
+                                     body.device_of_entry(head));
+      body.rebind_entry(head, block.view(bg.shape[head], dtype));
+    }
+  }
+  body.run_steps(nullptr);
+  for (size_t k = 0; k < carried.size(); ++k) {
+    const size_t head = b.output_entries_[k + 1];
+    const NDArray& produced = body.entries_[head];
+    if (!in_place[k]) {
+      Device& device = body.device_of_entry(head);
+      NDArray next = reserve_block(bound.carried_blocks[k][i % 2], produced.nbytes(), device)
+                         .view(produced.shape(), produced.dtype());
+      device.copy_in(produced, next);
+      carried[k] = std::move(next);
+    } else {
+      carried[k] = produced;
+    }
+  }
+  return body.read_int_scalar(b.output_entries_[0]) != 0;
+}
+
+// Copies the final carried values into the node's outputs.
+void GraphExecutor::finish_loop(const Artifact::Step& step, const std::vector<NDArray>& carried) {
+  const GraphPlan& g = artifact_->graph();
+  for (size_t k = 0; k < carried.size(); ++k) {
+    const size_t out = step.output_entries[k];
+    if (g.is_dynamic(out)) entries_[out] = dynamic_tensor(out, carried[k].shape(), carried[k].dtype());
+    device_of_entry(out).copy_in(carried[k], entries_[out]);
+  }
+}
+
+// Points `entry` at `value` in every step that reads or writes it.
 void GraphExecutor::rebind_entry(size_t entry, const NDArray& value) {
-  if (entries_[entry].raw() == value.raw()) return;
+  if (entries_[entry].raw() == value.raw() && entries_[entry].shape() == value.shape()) return;
   entries_[entry] = value;
-  for (size_t i = 0; i < bound_steps_.size(); ++i) {
-    const Artifact::Step& step = artifact_->steps_[i];
-    BoundStep& bound = bound_steps_[i];
-    for (size_t k = 0; k < step.input_entries.size(); ++k) {
-      if (step.input_entries[k] != entry) continue;
-      bound.args[k] = const_cast<void*>(value.raw());
-      bound.inputs[k] = value;
-    }
-    for (size_t k = 0; k < step.output_entries.size(); ++k) {
-      if (step.output_entries[k] != entry) continue;
-      bound.args[step.input_entries.size() + k] = const_cast<void*>(value.raw());
-      bound.outputs[k] = value;
-    }
+  for (const EntryUse& use : uses_[entry]) {
+    BoundStep& bound = bound_steps_[use.step];
+    bound.args[use.slot] = const_cast<void*>(value.raw());
+    if (use.slot < bound.inputs.size())
+      bound.inputs[use.slot] = value;
+    else
+      bound.outputs[use.slot - bound.inputs.size()] = value;
   }
 }
 
 // Binds input `index` to `value` itself, which has the input's shape and dtype (as the graph
 // plan guarantees for a sub-graph's inputs), re-pointing the steps that read it.
 void GraphExecutor::bind_input(size_t index, const NDArray& value) {
-  const size_t entry = artifact_->input_entries_[index];
   input_set_[index] = true;
-  if (entries_[entry].raw() == value.raw()) return;
-  entries_[entry] = value;
-  for (size_t i = 0; i < bound_steps_.size(); ++i) {
-    const Artifact::Step& step = artifact_->steps_[i];
-    for (size_t k = 0; k < step.input_entries.size(); ++k) {
-      if (step.input_entries[k] != entry) continue;
-      bound_steps_[i].args[k] = const_cast<void*>(value.raw());
-      bound_steps_[i].inputs[k] = value;
-    }
-  }
+  rebind_entry(artifact_->input_entries_[index], value);
 }
 
 void GraphExecutor::keep_dynamic_output(size_t entry, NDArray produced, size_t k) {

@@ -348,6 +348,16 @@ bool is_scalar_entry(const GraphPlan& plan, size_t entry, std::string_view dtype
   return plan.dltype[entry] == dtype && !plan.is_dynamic(entry) && num_elements(plan.shape[entry]) == 1;
 }
 
+// Whether entry `outer` of `plan` has the dtype and rank of `inner` of `graph` and its extents
+// where they are known.
+bool entry_fits(const GraphPlan& plan, size_t outer, const GraphPlan& graph, size_t inner) {
+  const Shape &from = plan.shape[outer], &to = graph.shape[inner];
+  if (plan.dltype[outer] != graph.dltype[inner] || from.size() != to.size()) return false;
+  for (size_t d = 0; d < to.size(); ++d)
+    if (to[d] >= 0 && from[d] != to[d]) return false;
+  return true;
+}
+
 size_t input_entry(const GraphPlan& graph, size_t k) {
   size_t variable = 0;
   while (!(graph.nodes[variable].is_variable() && graph.nodes[variable].name == graph.input_names[k])) ++variable;
@@ -388,9 +398,12 @@ void validate_loop_node(const GraphPlan& plan, size_t i) {
     throw field_error(where, "the body's iteration number is one int64 and its conditions one bool each");
   for (size_t k = 2; k < node.inputs.size(); ++k) {
     const size_t outer = plan.entry_id(node.inputs[k]), inner = input_entry(body, k);
-    if (plan.is_dynamic(outer))
+    // A carried value whose extents change across iterations is '?' in the body.
+    const bool carried_of_run_time_shape = k < 2 + n && body.is_dynamic(inner);
+    if (plan.is_dynamic(outer) && !carried_of_run_time_shape)
       throw field_error(cat(field, ".inputs[", k, "]"), "a sub-graph input of run-time shape");
-    if (entry_type(plan, outer) != entry_type(body, inner))
+    if (carried_of_run_time_shape ? !entry_fits(plan, outer, body, inner)
+                                  : entry_type(plan, outer) != entry_type(body, inner))
       throw field_error(cat(where, ".inputs[", k, "]"), "the body's input has another type")
           .expected(entry_type(plan, outer), entry_type(body, inner));
   }

@@ -278,6 +278,33 @@ TEST(OnnxControlFlow, LoopWithRunTimeTripCountRunsAsALoop) {
   }
 }
 
+// A carried value that grows every iteration (y <- concat(y, x)) with a run-time trip count:
+// the body's carried parameter is typed with its extent unknown, Tensor[(?), float32].
+TEST(OnnxControlFlow, LoopCarriedValueThatGrowsIsTypedWithAnUnknownExtent) {
+  OnnxModelBuilder g;
+  g.graph().set_name("body");
+  g.input("i", {}, onnx::TensorProto::INT64).input("cond_in", {}, onnx::TensorProto::BOOL).input("y_in", {1});
+  g.node("Identity", {"cond_in"}, {"cond_out"});
+  set_attr(g.node("Concat", {"y_in", "x"}, {"y_out"}), "axis", int64_t{0});
+  g.output("cond_out", {}, onnx::TensorProto::BOOL).output("y_out", {-1});
+  OnnxModelBuilder b(13);
+  b.input("m", {}, onnx::TensorProto::INT64).input("x", {1}).input("y0", {1}).output("y", {-1});
+  b.initializer("cond", bool_scalar(true));
+  set_graph(b.node("Loop", {"m", "cond", "y0"}, {"y"}), "body", g.graph());
+  OnnxImportOptions options;
+  options.freeze_params = true;
+  OnnxModel m = from_onnx_bytes(b.bytes(), options);
+  EXPECT_TRUE(contains(print_module(m.module), "Tensor[(?), float32]")) << print_module(m.module);
+  for (int64_t trips : {0, 3}) {
+    Value out =
+        interpret(m.module, "main",
+                  {Value(NDArray::from_vector<int64_t>({}, {trips})), Value(f32({1}, {2})), Value(f32({1}, {7}))});
+    std::vector<double> want{7};
+    for (int64_t i = 0; i < trips; ++i) want.push_back(2);
+    expect_close(out.tensor(), want);
+  }
+}
+
 TEST(OnnxControlFlow, ScanRunsReverseDirections) {
   OnnxModelBuilder g;
   g.graph().set_name("body");

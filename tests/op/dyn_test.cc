@@ -1,6 +1,8 @@
 // The dyn.* ops: relations give '?' where the run-time operand decides an extent, and the
 // reference kernels, run by the interpreter with those operands as function arguments, size
 // their results from the values (checked against hand-worked results and the static ops).
+#include "kiln/attrs/dyn.h"
+
 #include <gtest/gtest.h>
 
 #include "kiln/attrs/image.h"
@@ -250,6 +252,38 @@ TEST(KernelOutputFunctions, SizeUndefinedOutputsFromTheInputs) {
   EXPECT_TRUE(registry.sizes_outputs("multiply"));
   EXPECT_TRUE(registry.sizes_outputs("dyn.reshape"));
   EXPECT_FALSE(registry.sizes_outputs("nn.softmax"));
+}
+
+// The output functions the graph executor sizes blocks by give the shapes the kernels
+// themselves allocate, and a kernel handed outputs so sized writes into them.
+TEST(DynOps, OutputFunctionsGiveTheShapesTheKernelsAllocate) {
+  struct Case {
+    std::string op;
+    Attrs attrs;
+    std::vector<NDArray> inputs;
+  };
+  const std::vector<Case> cases = {
+      {"dyn.reshape", attrs_to(DynReshapeAttrs{}), {iota({2, 6}), ints({3, -1})}},
+      {"dyn.full", attrs_to(DynFullAttrs{}), {NDArray::scalar(DType::kFloat32, 4), ints({2, 5})}},
+      {"dyn.tile", {}, {iota({2, 3}), ints({2, 1})}},
+      {"dyn.broadcast_to", {}, {iota({1, 3}), ints({4, 3})}},
+      {"dyn.expand_dims", {}, {iota({2, 3}), i64(1)}},
+      {"dyn.squeeze", {}, {iota({2, 1, 3}), ints({1})}},
+  };
+  const KernelRegistry& registry = KernelRegistry::global();
+  for (const Case& c : cases) {
+    const OutputFn* output_fn = registry.output_fn(c.op);
+    ASSERT_NE(output_fn, nullptr) << c.op;
+    std::vector<NDArray> allocated(1);
+    registry.get(c.op)(c.attrs, c.inputs, allocated);
+    const std::vector<OutputSpec> specs = (*output_fn)(c.attrs, c.inputs);
+    ASSERT_EQ(specs.size(), 1u) << c.op;
+    EXPECT_EQ(specs[0].shape, allocated[0].shape()) << c.op;
+    EXPECT_EQ(specs[0].dtype, allocated[0].dtype()) << c.op;
+    std::vector<NDArray> given{NDArray::empty(specs[0].shape, specs[0].dtype)};
+    registry.get(c.op)(c.attrs, c.inputs, given);
+    EXPECT_EQ(values_of(given[0]), values_of(allocated[0])) << c.op;
+  }
 }
 
 }  // namespace

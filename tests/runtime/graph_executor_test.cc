@@ -335,40 +335,14 @@ TEST_F(GraphExecutorTest, MissingLibraryIsAnErrorOnlyWhenCodeIsNeeded) {
 // y = if (c) { exp(x) * k } else { x }, k a parameter of the then branch: only the branch
 // taken runs, its parameter comes from the one params list, and its outputs are the node's.
 TEST_F(GraphExecutorTest, IfNodeRunsTheBranchTaken) {
-  GraphPlan then_graph;
-  then_graph.nodes = {variable("if.0"), variable("k"), call("e", "kiln_ref.exp", {0}),
-                      call("m", "kiln_ref.multiply", {2, 1})};
-  then_graph.arg_nodes = {0, 1};
-  then_graph.heads = {{3, 0, 0}};
-  then_graph.node_row_ptr = {0, 1, 2, 3, 4};
-  then_graph.dltype = {"float32", "float32", "float32", "float32"};
-  then_graph.shape = {{3}, {}, {3}, {3}};
-  then_graph.storage_id = {0, 1, 2, 3};
-  then_graph.input_names = {"if.0"};
-  GraphPlan else_graph;
-  else_graph.nodes = {variable("if.0")};
-  else_graph.arg_nodes = {0};
-  else_graph.heads = {{0, 0, 0}};
-  else_graph.node_row_ptr = {0, 1};
-  else_graph.dltype = {"float32"};
-  else_graph.shape = {{3}};
-  else_graph.storage_id = {0};
-  else_graph.input_names = {"if.0"};
-  GraphPlan plan;
-  plan.nodes = {variable("c"), variable("x"),
-                GraphNode{"kiln_if",
-                          "if",
-                          {{"then_graph", "0"}, {"else_graph", "1"}, {"num_inputs", "2"}, {"num_outputs", "1"}},
-                          {{0, 0, 0}, {1, 0, 0}}},
-                call("y", "kiln_ref.negative", {2})};
-  plan.arg_nodes = {0, 1};
-  plan.heads = {{3, 0, 0}};
-  plan.node_row_ptr = {0, 1, 2, 3, 4};
-  plan.dltype = {"bool", "float32", "float32", "float32"};
-  plan.shape = {{}, {3}, {3}, {3}};
-  plan.storage_id = {0, 1, 2, 3};
-  plan.input_names = {"c", "x"};
-  plan.subgraphs = {then_graph, else_graph};
+  runtime_test::PlanBuilder then_graph, else_graph, main;
+  const int64_t then_x = then_graph.input("if.0", {3}), k = then_graph.param("k", {});
+  const int64_t e = then_graph.call("e", "kiln_ref.exp", {then_x}, {3});
+  then_graph.output(then_graph.call("m", "kiln_ref.multiply", {e, k}, {3}));
+  else_graph.output(else_graph.input("if.0", {3}));
+  const int64_t c = main.input("c", {}, "bool"), x_node = main.input("x", {3});
+  main.output(main.call("y", "kiln_ref.negative", {main.if_node("if", c, {x_node}, 0, 1, {{{3}}})}, {3}), "y");
+  const GraphPlan plan = main.plan({then_graph.plan(), else_graph.plan()});
   write_graph_json(dir_.file("graph.json"), plan);
   write_params(dir_.file("params.bin"), {{"k", NDArray::scalar(DType::kFloat32, 2)}});
   std::filesystem::remove(dir_.file("lib.so"));
@@ -388,6 +362,65 @@ TEST_F(GraphExecutorTest, IfNodeRunsTheBranchTaken) {
   write_params(dir_.file("params.bin"),
                {{"k", NDArray::scalar(DType::kFloat32, 2)}, {"q", NDArray::scalar(DType::kFloat32, 2)}});
   EXPECT_NE(error_of([&] { Artifact::load(dir_.path()); }).find("params.bin holds 'q'"), std::string::npos);
+}
+
+// y = x tiled twice m times: the carried value's extent changes every iteration ('?' in the
+// body), so each iteration sizes it anew, in the two blocks the loop keeps across executions.
+GraphPlan doubling_loop_plan() {
+  runtime_test::PlanBuilder body, main;
+  body.input("loop.0", {}, "int64");
+  const int64_t cond = body.input("loop.1", {}, "bool");
+  const int64_t carried = body.input("loop.2", {-1}), reps = body.input("loop.3", {1}, "int64");
+  body.output(cond);
+  body.output(body.call("t", "kiln_ref.dyn.tile", {carried, reps}, {-1}));
+  const int64_t m = main.input("m", {}, "int64"), c = main.input("c", {}, "bool"), x = main.input("x", {1});
+  const int64_t twice = main.param("twice", {1}, "int64");
+  main.output(main.loop_node("loop", {m, c, x, twice}, 0, 1, {{{-1}}}), "y");
+  return main.plan({body.plan()});
+}
+
+TEST(GraphExecutorLoop, CarriedValueOfChangingShapeReusesItsBlocks) {
+  std::vector<Device*> devices;
+  GraphExecutor executor(
+      Artifact::create(doubling_loop_plan(), nullptr, {{"twice", NDArray::from_vector<int64_t>({1}, {2})}}, "memory"),
+      1, [&devices](int64_t) {
+        auto device = std::make_unique<CpuDevice>();
+        devices.push_back(device.get());
+        return device;
+      });
+  auto allocations = [&devices] {
+    size_t n = 0;
+    for (const Device* d : devices) n += d->num_allocations();
+    return n;
+  };
+  executor.set_input("c", NDArray::scalar(DType::kBool, 1));
+  executor.set_input("x", NDArray::from_vector<float>({1}, {1.5f}));
+  auto run = [&](int64_t m) {
+    executor.set_input("m", NDArray::from_vector<int64_t>({}, {m}));
+    const size_t before = allocations();
+    executor.run();
+    const NDArray y = executor.get_output(0);
+    EXPECT_EQ(y.shape(), Shape({int64_t{1} << m})) << "m = " << m;
+    for (int64_t i = 0; i < y.numel(); ++i) EXPECT_EQ(y.at(i), 1.5) << "m = " << m << ", element " << i;
+    return allocations() - before;
+  };
+  EXPECT_GT(run(3), 0u);
+  EXPECT_EQ(run(3), 0u);
+  EXPECT_EQ(run(0), 0u);
+  EXPECT_EQ(run(2), 0u);
+  EXPECT_GT(run(6), 0u);
+  EXPECT_EQ(run(6), 0u);
+}
+
+TEST(GraphExecutorLoop, ABodyInputOfRunTimeShapeMustBeACarriedValue) {
+  GraphPlan plan = doubling_loop_plan();
+  plan.subgraphs[0].shape[3] = {-1};  // the captured repeats
+  plan.subgraphs[0].storage_id[3] = -1;
+  plan.shape[3] = {-1};
+  plan.storage_id[3] = -1;
+  EXPECT_NE(
+      error_of([&] { Artifact::create(plan, nullptr, {}, "memory"); }).find("a sub-graph input of run-time shape"),
+      std::string::npos);
 }
 
 TEST_F(GraphExecutorTest, FailingKernelNamesNodeAndStatus) {

@@ -140,43 +140,12 @@ TEST(GraphJson, ValidationErrorsNameTheField) {
 
 // y = if (c) { exp(x) } else { x }: a "kiln_if" node whose branches are sub-graphs 0 and 1.
 GraphPlan if_plan() {
-  GraphPlan then_graph;
-  then_graph.nodes = {
-      {"null", "if.0", {}, {}},
-      {"tvm_op", "e", {{"func_name", "kiln_ref.exp"}, {"num_inputs", "1"}, {"num_outputs", "1"}}, {{0, 0, 0}}}};
-  then_graph.arg_nodes = {0};
-  then_graph.heads = {{1, 0, 0}};
-  then_graph.node_row_ptr = {0, 1, 2};
-  then_graph.dltype = {"float32", "float32"};
-  then_graph.shape = {{3}, {3}};
-  then_graph.storage_id = {0, 1};
-  then_graph.input_names = {"if.0"};
-  GraphPlan else_graph;
-  else_graph.nodes = {{"null", "if.0", {}, {}}};
-  else_graph.arg_nodes = {0};
-  else_graph.heads = {{0, 0, 0}};
-  else_graph.node_row_ptr = {0, 1};
-  else_graph.dltype = {"float32"};
-  else_graph.shape = {{3}};
-  else_graph.storage_id = {0};
-  else_graph.input_names = {"if.0"};
-  GraphPlan plan;
-  plan.nodes = {{"null", "c", {}, {}},
-                {"null", "x", {}, {}},
-                {"kiln_if",
-                 "if",
-                 {{"then_graph", "0"}, {"else_graph", "1"}, {"num_inputs", "2"}, {"num_outputs", "1"}},
-                 {{0, 0, 0}, {1, 0, 0}}}};
-  plan.arg_nodes = {0, 1};
-  plan.heads = {{2, 0, 0}};
-  plan.node_row_ptr = {0, 1, 2, 3};
-  plan.dltype = {"bool", "float32", "float32"};
-  plan.shape = {{}, {3}, {3}};
-  plan.storage_id = {0, 1, 2};
-  plan.input_names = {"c", "x"};
-  plan.output_names = {"y"};
-  plan.subgraphs = {then_graph, else_graph};
-  return plan;
+  runtime_test::PlanBuilder then_graph, else_graph, main;
+  then_graph.output(then_graph.call("e", "kiln_ref.exp", {then_graph.input("if.0", {3})}, {3}));
+  else_graph.output(else_graph.input("if.0", {3}));
+  const int64_t c = main.input("c", {}, "bool"), x = main.input("x", {3});
+  main.output(main.if_node("if", c, {x}, 0, 1, {{{3}}}), "y");
+  return main.plan({then_graph.plan(), else_graph.plan()});
 }
 
 TEST(GraphJson, IfNodesAndSubgraphsRoundTrip) {

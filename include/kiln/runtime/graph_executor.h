@@ -6,7 +6,10 @@
 // "__copy" nodes move data between them, and set_input / get_output copy through the device
 // of the input / output. A "kiln_if" node runs one of two sub-graphs, each an Artifact of its
 // own run by an executor of its own, made with this one (storage allocated once) and sharing
-// its thread pool.
+// its thread pool. Tensors of run-time shape are views of blocks the executor keeps per entry
+// and grows geometrically when a run needs more (a "kiln_loop" node keeps its carried values'
+// blocks the same way), so a run at the same or a smaller shape allocates nothing; get_output
+// copies, so a tensor it returned is never overwritten by a later run.
 //
 //   auto artifact = kiln::Artifact::load("model.kiln");
 //   kiln::GraphExecutor executor(artifact, /*num_threads=*/4);
@@ -61,6 +64,8 @@ class Artifact {
   friend class GraphExecutor;
   struct Step;
   Artifact();
+  static std::shared_ptr<const Artifact> create_graph(const GraphPlan& graph, std::shared_ptr<const Module> module,
+                                                      NamedArrays params, std::string origin, bool is_subgraph);
   static Step resolve_step(const GraphPlan& graph, size_t node, const Module* module);
 
   std::string origin_;
@@ -100,7 +105,8 @@ class GraphExecutor {
   // The devices of the graph (their DLDeviceType codes) and each one's memory.
   const std::vector<int64_t>& device_codes() const { return artifact_->device_codes_; }
   const Device& device(int64_t code) const;
-  // The tensor an entry is bound to in its device's memory (for tests and tools).
+  // The tensor an entry is bound to in its device's memory (for tests and tools); the next
+  // run may overwrite it, or re-view an entry of run-time shape.
   const NDArray& entry_tensor(size_t entry) const { return entries_.at(entry); }
 
   // Copies `value` in; throws kiln::Error naming the input, expected and found shape or dtype.
@@ -117,23 +123,32 @@ class GraphExecutor {
   };
   // run(), timing every node (for `kiln bench --profile`; the clock reads cost a little).
   std::vector<StepTime> run_profiled();
-  // A copy of the output of the last run.
+  // A copy of the output of the last run (later runs leave it alone).
   NDArray get_output(size_t index) const;
   NDArray get_output(const std::string& name) const;
 
  private:
   struct BoundStep;
+  struct EntryUse;
   GraphExecutor(std::shared_ptr<const Artifact> artifact, std::shared_ptr<ThreadPool> pool,
                 const DeviceFactory& make_device);
   void bind_entries();
   void bind_input(size_t index, const NDArray& value);
   void run_if(const Artifact::Step& step);
-  void run_loop(const Artifact::Step& step);
+  void run_loop(const Artifact::Step& step, BoundStep& bound);
+  std::vector<NDArray> start_loop(const Artifact::Step& step, BoundStep& bound, GraphExecutor& body);
+  bool run_iteration(BoundStep& bound, GraphExecutor& body, int64_t i, std::vector<NDArray>& carried);
+  void finish_loop(const Artifact::Step& step, const std::vector<NDArray>& carried);
   void rebind_entry(size_t entry, const NDArray& value);
   void run_steps(std::vector<StepTime>* times);
   void run_step(const Artifact::Step& step, BoundStep& bound);
+  void run_reference(const Artifact::Step& step, BoundStep& bound);
+  void size_dynamic_outputs(const Artifact::Step& step, BoundStep& bound);
   void run_copy(const Artifact::Step& step);
   Device& device_of_entry(size_t entry) const;
+  int64_t read_int_scalar(size_t entry) const;
+  // `entry` (of run-time shape) viewed as shape/dtype in its block, grown when too small.
+  NDArray dynamic_tensor(size_t entry, const Shape& shape, DType dtype);
   void keep_dynamic_output(size_t entry, NDArray produced, size_t k);
 
   std::shared_ptr<const Artifact> artifact_;
@@ -142,6 +157,10 @@ class GraphExecutor {
   std::vector<NDArray> storage_;  // per storage id, allocated by its device
   std::vector<NDArray> entries_;  // every entry viewed in its storage (or its parameter)
   std::vector<BoundStep> bound_steps_;
+  std::vector<std::vector<EntryUse>> uses_;  // per entry: the steps' arguments bound to it
+  // Per entry of run-time shape: the block it is viewed in, kept across runs (a caching
+  // allocator: a run at the same or a smaller shape allocates nothing).
+  std::vector<NDArray> dynamic_blocks_;
   std::vector<bool> input_set_;
   std::vector<std::unique_ptr<GraphExecutor>> subgraph_executors_;  // per sub-graph of the artifact
 };

@@ -4,13 +4,13 @@
 // Attributes arrive normalised: every attribute of the op's schema is present.
 // An output whose extent depends on the data (the relation gives '?', as for NonZero) arrives
 // undefined (!defined()); the kernel allocates it. So does a kernel given an output function
-// (add_output_fn, Relay's shape functions): the graph executor leaves every output of run-time
-// shape undefined, and such a kernel sizes it from its inputs' actual shapes.
+// (add_output_fn, Relay's shape functions) when the caller leaves an output undefined; the
+// graph executor instead calls the output function itself (output_fn) and hands the kernel
+// outputs viewed in blocks it keeps across runs.
 #pragma once
 
 #include <functional>
 #include <map>
-#include <set>
 #include <span>
 #include <string>
 
@@ -48,13 +48,15 @@ class KernelRegistry {
   // Whether the kernel allocates outputs of run-time shape: it has an output function, or its
   // op is a dyn.* op, all of which size their results.
   bool sizes_outputs(const std::string& name) const;
+  // The output function of kernel `name`, or null when it has none.
+  const OutputFn* output_fn(const std::string& name) const;
   const KernelFn* find(const std::string& name) const;
   // Throws kiln::Error naming the op when there is no kernel.
   const KernelFn& get(const std::string& name) const;
 
  private:
   std::map<std::string, KernelFn> kernels_;
-  std::set<std::string> sizing_;  // the kernels with an output function
+  std::map<std::string, OutputFn> output_fns_;
 };
 
 }  // namespace kiln

@@ -30,7 +30,7 @@ void KernelRegistry::add(const std::string& name, KernelFn fn) {
 void KernelRegistry::add_output_fn(const std::string& name, OutputFn fn) {
   auto it = kernels_.find(name);
   check(it != kernels_.end(), "output function for '", name, "', which has no reference kernel");
-  check(sizing_.insert(name).second, "output function for '", name, "' registered twice");
+  check(output_fns_.emplace(name, fn).second, "output function for '", name, "' registered twice");
   it->second = [kernel = std::move(it->second), fn = std::move(fn)](const Attrs& attrs, std::span<const NDArray> in,
                                                                     std::span<NDArray> out) {
     if (std::any_of(out.begin(), out.end(), [](const NDArray& o) { return !o.defined(); })) {
@@ -44,7 +44,12 @@ void KernelRegistry::add_output_fn(const std::string& name, OutputFn fn) {
 }
 
 bool KernelRegistry::sizes_outputs(const std::string& name) const {
-  return sizing_.count(name) > 0 || name.rfind("dyn.", 0) == 0;
+  return output_fns_.count(name) > 0 || name.rfind("dyn.", 0) == 0;
+}
+
+const OutputFn* KernelRegistry::output_fn(const std::string& name) const {
+  auto it = output_fns_.find(name);
+  return it == output_fns_.end() ? nullptr : &it->second;
 }
 
 const KernelFn* KernelRegistry::find(const std::string& name) const {

@@ -9,7 +9,8 @@
 // unrolled: that keeps every value typed even when loop-carried shapes grow (scan outputs,
 // sequences), and each iteration's counter is a constant, so the shape arithmetic inside the
 // body folds. Any other Loop, and every Scan, becomes an IR `loop` (LoopNode) run as control
-// flow; its carried values must keep their types across iterations.
+// flow; a carried tensor whose extents change across iterations (a body that grows it) is
+// typed with those extents unknown ('?').
 #include <limits>
 #include <optional>
 
@@ -185,6 +186,32 @@ std::vector<Var> loop_params(ConvertContext& c, const std::vector<Expr>& carried
   return params;
 }
 
+// The type of both tensors `a` and `b`, of one dtype and rank, with '?' where their extents
+// differ; null when they are not such tensors.
+Type widened_tensor_type(const Type& a, const Type& b) {
+  const TensorTypeNode *ta = as_tensor(a), *tb = as_tensor(b);
+  if (!ta || !tb || ta->dtype != tb->dtype || ta->shape.size() != tb->shape.size()) return nullptr;
+  Shape shape = ta->shape;
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (shape[d] != tb->shape[d]) shape[d] = kAnyDim;
+  return tensor_type(std::move(shape), ta->dtype);
+}
+
+// Widens the carried parameters whose body output has other extents; whether any changed.
+bool widen_carried_params(ConvertContext& c, std::vector<Var>& params, const std::vector<Expr>& outs) {
+  bool widened = false;
+  for (size_t k = 2; k < params.size() && k - 1 < outs.size(); ++k) {
+    if (!outs[k - 1]) continue;
+    const Type declared = params[k]->type_annotation, next = c.type_of(outs[k - 1]);
+    if (type_equal(declared, next)) continue;
+    Type wider = widened_tensor_type(declared, next);
+    if (!wider || type_equal(wider, declared)) continue;
+    params[k] = make_var(params[k]->name, wider);
+    widened = true;
+  }
+  return widened;
+}
+
 // The loop's results: final carried values, then the scan outputs.
 std::vector<Expr> loop_results(const Expr& loop, size_t count) {
   std::vector<Expr> results;
@@ -214,6 +241,9 @@ ConvertResult convert_loop_at_run_time(ConvertContext& c, const onnx::GraphProto
     Expr cond = c.has_input(1) ? as_scalar(c, c.input(1), "input 1") : bool_constant(true);
     std::vector<Var> params = loop_params(c, carried);
     std::vector<Expr> outs = c.convert_subgraph(body, std::vector<Expr>(params.begin(), params.end()));
+    // Each widening makes an extent '?' for good, so this ends.
+    while (widen_carried_params(c, params, outs))
+      outs = c.convert_subgraph(body, std::vector<Expr>(params.begin(), params.end()));
     if (outs.size() != 1 + carried.size() + n_scans)
       throw std::move(Error("Loop's body gives the wrong number of outputs")
                           .expected(cat(1 + carried.size() + n_scans), cat(outs.size())));

@@ -217,6 +217,32 @@ void dyn_resize2d_kernel(const ResizeMethodAttrs& attrs, std::span<const NDArray
   run_static("image.resize2d", attrs_to(fixed), in.first(1), out);
 }
 
+// Output functions of the dyn.* ops whose result is cheap to size apart from the kernel, so
+// that the graph executor can hand them blocks it keeps across runs.
+void add_dyn_output_fns(KernelRegistry& registry) {
+  registry.add_output_fn("dyn.reshape", [](const Attrs& attrs, std::span<const NDArray> in) {
+    ReshapeAttrs fixed = reshape_static_attrs(attrs_from<DynReshapeAttrs>(attrs, "dyn.reshape"), in[1]);
+    return std::vector<OutputSpec>{
+        {dyn_reshape_shape(in[0].shape(), fixed.newshape, fixed.allowzero != 0), in[0].dtype()}};
+  });
+  registry.add_output_fn("dyn.full", [](const Attrs& attrs, std::span<const NDArray> in) {
+    FullAttrs fixed = full_static_attrs(attrs_from<DynFullAttrs>(attrs, "dyn.full"), in[1]);
+    return std::vector<OutputSpec>{{fixed.shape, fixed.result_dtype(in[0].dtype())}};
+  });
+  registry.add_output_fn("dyn.tile", [](const Attrs&, std::span<const NDArray> in) {
+    return std::vector<OutputSpec>{{dyn_tile_shape(in[0].shape(), in[1]), in[0].dtype()}};
+  });
+  registry.add_output_fn("dyn.broadcast_to", [](const Attrs&, std::span<const NDArray> in) {
+    return std::vector<OutputSpec>{{dyn_broadcast_shape(in[0].shape(), in[1]), in[0].dtype()}};
+  });
+  registry.add_output_fn("dyn.expand_dims", [](const Attrs&, std::span<const NDArray> in) {
+    return std::vector<OutputSpec>{{dyn_expand_dims_shape(in[0].shape(), in[1]), in[0].dtype()}};
+  });
+  registry.add_output_fn("dyn.squeeze", [](const Attrs&, std::span<const NDArray> in) {
+    return std::vector<OutputSpec>{{dyn_squeeze_shape(in[0].shape(), in[1]), in[0].dtype()}};
+  });
+}
+
 }  // namespace
 
 void register_dyn_kernels(KernelRegistry& registry) {
@@ -236,6 +262,7 @@ void register_dyn_kernels(KernelRegistry& registry) {
   registry.add<DynSplitAttrs>("dyn.split", dyn_split_kernel);
   registry.add<OneHotAxisAttrs>("dyn.one_hot", dyn_one_hot_kernel);
   registry.add<ResizeMethodAttrs>("dyn.resize2d", dyn_resize2d_kernel);
+  add_dyn_output_fns(registry);
 }
 
 }  // namespace kiln
