@@ -8,7 +8,11 @@
 //     tensor of the same NCHW shape (layout_transformed too: the residual add),
 //   nn.bias_add (an add of the bias laid out as (C/x,1,1,x)),
 //   concatenate along the channels when every input's channel count divides by the block,
-//   the 2-D pools (max, avg, global max, global avg), which take layout="NCHW{x}c".
+//   the 2-D pools (max, avg, global max, global avg), which take layout="NCHW{x}c",
+//   image.resize2d (layout="NCHW{x}c": U-Net's upsampling),
+//   strided_slice of whole channel blocks (CombineParallelConv2D's branches of a joined conv),
+//   nn.pad of the spatial axes only (Inception's pad before a count_include_pad average pool),
+//     which pads the blocked value with [0, 0] for the block axis.
 // Every other consumer reads the value through one layout_transform back to NCHW, made once
 // per value, so a transform appears only where the layout changes; a layout_transform that
 // undoes the one it reads is dropped. The weight transforms are calls on constants, which
@@ -25,8 +29,11 @@
 #include <optional>
 #include <unordered_map>
 
+#include "kiln/attrs/image.h"
+#include "kiln/attrs/indexing.h"
 #include "kiln/attrs/layout.h"
 #include "kiln/attrs/nn.h"
+#include "kiln/attrs/pad.h"
 #include "kiln/attrs/transform.h"
 #include "kiln/ir/op.h"
 #include "kiln/ir/type_infer.h"
@@ -101,6 +108,12 @@ class LayoutAlterer : public ExprRewriter {
       altered = concatenate(original, *call);
     else if (is_pool2d(name))
       altered = pool(original, *call);
+    else if (name == "nn.pad")
+      altered = pad(original, *call);
+    else if (name == "image.resize2d")
+      altered = resize(original, *call);
+    else if (name == "strided_slice")
+      altered = channel_slice(original, *call);
     else if (call->op()->pattern == OpPattern::kElemwise && call->args.size() == 1)
       altered = unary(original, *call);
     else if (call->op()->pattern <= OpPattern::kBroadcast && call->args.size() == 2 && call->op()->attr_specs.empty())
@@ -266,6 +279,57 @@ class LayoutAlterer : public ExprRewriter {
     blocked_attrs.set("layout", AttrValue(Layout::nchw(b->block)));
     if (!out_layout.empty()) blocked_attrs.set("out_layout", AttrValue(Layout::nchw(b->block)));
     return record(original, make_call(call.callee, {b->expr}, blocked_attrs), b->block);
+  }
+
+  // Resizing reads each channel on its own, so it resizes the blocked value as it is.
+  Expr resize(const Expr& original, const CallNode& call) {
+    const Blocked* b = blocked(call.args[0]);
+    const TensorTypeNode* data = tensor_of(call.args[0]);
+    if (!b || !data || data->ndim() != 4 || attrs_from<Resize2DAttrs>(call.attrs, "image.resize2d").layout != "NCHW")
+      return nullptr;
+    Attrs blocked_attrs = call.attrs;
+    blocked_attrs.set("layout", AttrValue(Layout::nchw(b->block)));
+    return record(original, make_call(call.callee, {b->expr}, blocked_attrs), b->block);
+  }
+
+  // A unit-stride slice of whole channel blocks, the other axes kept whole, slices the blocks.
+  Expr channel_slice(const Expr& original, const CallNode& call) {
+    const Blocked* b = blocked(call.args[0]);
+    const TensorTypeNode* data = tensor_of(call.args[0]);
+    const TensorTypeNode* out = tensor_of(original);
+    if (!b || !data || !out || data->ndim() != 4 || out->ndim() != 4 || !is_static(*data) || !is_static(*out))
+      return nullptr;
+    for (int axis : {0, 2, 3})
+      if (out->shape[axis] != data->shape[axis]) return nullptr;
+    const auto attrs = attrs_from<StridedSliceAttrs>(call.attrs, "strided_slice");
+    if (attrs.strides && std::any_of(attrs.strides->begin(), attrs.strides->end(), [](int64_t s) { return s != 1; }))
+      return nullptr;
+    int64_t begin = 0;
+    for (size_t i = 0; i < attrs.begin.size(); ++i) {
+      const int64_t axis = attrs.axes ? (*attrs.axes).at(i) : static_cast<int64_t>(i);
+      if (axis == 1 || axis == -3) begin = attrs.begin[i] < 0 ? attrs.begin[i] + data->shape[1] : attrs.begin[i];
+    }
+    const int64_t block = b->block, channels = out->shape[1];
+    if (channels <= 0 || begin % block != 0 || channels % block != 0) return nullptr;
+    const Attrs blocked_attrs{{"begin", std::vector<int64_t>{0, begin / block}},
+                              {"end", std::vector<int64_t>{-1, channels / block}},
+                              {"strides", std::vector<int64_t>{1, 1}},
+                              {"slice_mode", "size"}};
+    return record(original, call_op("strided_slice", {b->expr}, blocked_attrs), block);
+  }
+
+  // Padding H and W pads every channel alike, in any mode.
+  Expr pad(const Expr& original, const CallNode& call) {
+    const Blocked* b = blocked(call.args[0]);
+    const TensorTypeNode* data = tensor_of(call.args[0]);
+    if (!b || !data || data->ndim() != 4) return nullptr;
+    std::vector<std::pair<int64_t, int64_t>> pairs = attrs_from<PadAttrs>(call.attrs, "nn.pad").pairs();
+    const std::pair<int64_t, int64_t> none{0, 0};
+    if (pairs.size() != 4 || pairs[0] != none || pairs[1] != none) return nullptr;
+    pairs.push_back(none);
+    Attrs blocked_attrs = call.attrs;
+    blocked_attrs.set("pad_width", PadAttrs::width_of(pairs));
+    return record(original, make_call(call.callee, {b->expr, rewritten(call.args[1])}, blocked_attrs), b->block);
   }
 
   int lanes_;

@@ -14,7 +14,9 @@
 // not worth the accuracy), so a convolution is rewritten only when it has at least `min_tiles`
 // tiles and at least one tile per `channels_per_tile` input channels (ResNet's 56x56x64,
 // 28x28x128 and 14x14x256 layers: 2.0-2.7x faster than direct; options of the same names;
-// `force` rewrites every convolution that qualifies by shape).
+// `force` rewrites every convolution that qualifies by shape). Data of one channel per block
+// (NCHW1c: a 3-channel image stem) stays direct: transforming its tiles costs about as much as
+// the few products per tile it saves (U-Net's 256x256x3 stem: 13 GFLOP/s effective).
 #include "kiln/attrs/layout.h"
 #include "kiln/attrs/nn.h"
 #include "kiln/attrs/winograd.h"
@@ -79,6 +81,7 @@ class WinogradRewriter : public ExprRewriter {
     if (options_.force) return true;
     const int64_t tiles = data->shape[0] * ((out->shape[2] + 3) / 4) * ((out->shape[3] + 3) / 4);
     const int64_t channels = data->shape[1] * data->shape[4];
+    if (data->shape[4] == 1) return false;
     return tiles >= options_.min_tiles && tiles * options_.channels_per_tile >= channels;
   }
 

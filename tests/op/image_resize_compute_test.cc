@@ -46,6 +46,12 @@ TEST(ImageResizeCompute, NhwcFloat64AndExplicitScales) {
   // scales that are not size / input: the coordinate follows the scales (ONNX Resize).
   expect_compiled_matches_interpreter(
       resize_fn("1, 2, 4, 4", "float32", "size=[10, 10], method=\"linear\", scales=[2.6, 2.6]"));
+  // Blocked channels (AlterOpLayout's NCHW{x}c), odd sizes, up and down.
+  expect_compiled_matches_interpreter(
+      resize_fn("1, 2, 5, 7, 16", "float32", "size=[10, 14], layout=\"NCHW16c\", method=\"linear\""));
+  expect_compiled_matches_interpreter(resize_fn("2, 1, 9, 6, 8", "float32",
+                                                "size=[4, 13], layout=\"NCHW8c\", method=\"nearest_neighbor\", "
+                                                "coordinate_transformation_mode=\"asymmetric\""));
 }
 
 std::string limit_of(const std::string& fn_text) {

@@ -1,3 +1,4 @@
+#include <cmath>
 #include <sstream>
 
 #include "op/numpy_ref.h"
@@ -122,6 +123,32 @@ TEST(ImageResizeKernel, NhwcAndIntegerRounding) {
                {{"size", Ints{1, 3}}, {"coordinate_transformation_mode", "align_corners"}});
   EXPECT_EQ(out[0].dtype(), DType::kUInt8);
   EXPECT_EQ(out[0].to_ints(), (std::vector<int64_t>{0, 128, 255}));
+}
+
+// NCHW{x}c (AlterOpLayout's blocked channels) gives the NCHW result, blocked.
+TEST(ImageResizeKernel, BlockedChannelsMatchNchw) {
+  auto relayout = [](const NDArray& x, const std::string& src, const std::string& dst) {
+    return run_op("layout_transform", {x}, {{"src_layout", src}, {"dst_layout", dst}})[0];
+  };
+  std::vector<double> values(2 * 16 * 3 * 5);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = std::sin(0.7 * static_cast<double>(i)) * 10;
+  const NDArray x = tensor({2, 16, 3, 5}, values);
+  for (const char* method : {"nearest_neighbor", "linear"}) {
+    for (const char* layout : {"NCHW8c", "NCHW16c"}) {
+      SCOPED_TRACE(std::string(method) + " " + layout);
+      Attrs attrs{{"size", Ints{7, 4}}, {"method", method}};
+      const NDArray want = relayout(run_op("image.resize2d", {x}, attrs)[0], "NCHW", layout);
+      attrs.set("layout", AttrValue(layout));
+      const NDArray got = run_op("image.resize2d", {relayout(x, "NCHW", layout)}, attrs)[0];
+      EXPECT_EQ(got.shape(), want.shape());
+      expect_close(got, want.to_doubles());
+    }
+  }
+  EXPECT_EQ(type_str(infer_op("image.resize2d", {f32({1, 2, 4, 5, 8})}, {{"size", Ints{8, 10}}, {"layout", "NCHW8c"}})),
+            "Tensor[(1, 2, 8, 10, 8), float32]");
+  const std::string e =
+      infer_op_error("image.resize2d", {f32({1, 2, 4, 5, 4})}, {{"size", Ints{8, 10}}, {"layout", "NCHW8c"}});
+  EXPECT_NE(e.find("block"), std::string::npos) << e;
 }
 
 // ---- ONNX's own test cases (expected outputs shipped with the onnx package) ----

@@ -212,6 +212,9 @@ TEST(WinogradConv2D, CostRuleByTilesAndChannels) {
   EXPECT_FALSE(rewritten({1, 512, 7, 7, 512, "[1, 1, 1, 1]"}));   // ResNet stage 4: 4 tiles
   EXPECT_TRUE(rewritten({1, 256, 14, 14, 256, "[1, 1, 1, 1]"}));  // stage 3: 16 tiles
   EXPECT_FALSE(rewritten({1, 16, 8, 8, 16, "[1, 1, 1, 1]"}));     // 4 tiles
+  // An image stem (NCHW1c data, 3 channels) stays direct however many tiles it has.
+  EXPECT_FALSE(rewritten({1, 3, 224, 224, 32, "[1, 1, 1, 1]", 1, 16}));
+  EXPECT_TRUE(rewritten({1, 16, 224, 224, 32, "[1, 1, 1, 1]", 16, 16}));
 }
 
 }  // namespace

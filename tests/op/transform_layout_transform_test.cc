@@ -252,5 +252,40 @@ TEST(BlockedConv2d, ComputeMatchesKernel) {
       o);
 }
 
+// Output widths with no divisor that fills the register tile (Inception's 17 and 73) are
+// computed rounded up to whole tiles and cropped: 1x7 and 7x1 windows, 1x1, a strided 3x3
+// onto 17 columns, asymmetric padding, without and with an element-wise tail, 8- and 16-wide
+// blocks.
+TEST(BlockedConv2d, WidthsWithoutAGoodDivisorComputeWholeTiles) {
+  auto conv = [](const std::string& data, const std::string& weight, const std::string& attrs,
+                 const std::string& tail) {
+    return "fn (%x: Tensor[(" + data + "), float32], %w: Tensor[(" + weight + "), float32], %b: Tensor[(" +
+           weight.substr(0, weight.find(',')) + ", 1, 1, 16), float32], Primitive=1) { %0 = nn.conv2d(%x, %w, " +
+           attrs + "); " + tail + " }";
+  };
+  const std::string l16 = "data_layout=\"NCHW16c\", kernel_layout=\"OIHW16i16o\", out_layout=\"NCHW16c\"";
+  const std::string relu = "nn.relu(add(%0, %b))";
+  CompareOptions o;
+  o.atol = 1e-4;
+  o.rtol = 1e-4;
+  const std::string source = expect_compiled_matches_interpreter(
+      conv("1, 2, 17, 17, 16", "2, 2, 1, 7, 16, 16", "padding=[0, 3], " + l16, relu), o);
+  EXPECT_NE(source.find("_wide["), std::string::npos) << "17 columns are computed as 18 (two tiles of 9)";
+  expect_compiled_matches_interpreter(conv("1, 2, 17, 17, 16", "1, 2, 7, 1, 16, 16", "padding=[3, 0], " + l16, "%0"),
+                                      o);
+  expect_compiled_matches_interpreter(conv("1, 3, 17, 23, 16", "2, 3, 1, 1, 16, 16", l16, relu), o);
+  expect_compiled_matches_interpreter(conv("1, 1, 9, 73, 16", "2, 1, 1, 1, 16, 16", l16, "%0"), o);
+  expect_compiled_matches_interpreter(conv("1, 1, 35, 35, 16", "1, 1, 3, 3, 16, 16", "strides=[2, 2], " + l16, relu),
+                                      o);
+  expect_compiled_matches_interpreter(
+      conv("1, 1, 19, 31, 16", "1, 1, 3, 5, 16, 16", "padding=[0, 1, 2, 3], " + l16, relu), o);
+  const std::string l8 = "data_layout=\"NCHW8c\", kernel_layout=\"OIHW8i8o\", out_layout=\"NCHW8c\"";
+  expect_compiled_matches_interpreter(
+      "fn (%x: Tensor[(1, 2, 5, 11, 8), float32], %w: Tensor[(1, 2, 1, 3, 8, 8), float32], Primitive=1) { "
+      "%0 = nn.conv2d(%x, %w, padding=[0, 1], " +
+          l8 + "); nn.relu(%0) }",
+      o);
+}
+
 }  // namespace
 }  // namespace kiln::testing

@@ -327,6 +327,62 @@ def @main(%x: Tensor[(1, 16, 4, 4), float32]) {
 
 // A conv, then a chain of ops that each need NCHW (softmax along the channels): every conv
 // would cost two transforms, so without `force` the function stays NCHW.
+// Inception's average pool counts its padding: the ONNX export pads first. A pad of H and W
+// pads the blocked value ([0, 0] for the block axis); one that pads channels reads NCHW.
+TEST(AlterOpLayout, SpatialPadStaysBlocked) {
+  expect_altered(R"(
+def @main(%x: Tensor[(1, 8, 6, 6), float32], %w: Tensor[(8, 8, 1, 1), float32]) {
+  %0 = nn.conv2d(%x, %w);
+  %1 = nn.pad(%0, 0f, pad_width=[[0, 0], [0, 0], [1, 1], [1, 2]]);
+  %2 = nn.avg_pool2d(%1, pool_size=[3, 3]);
+  nn.pad(%2, 0f, pad_width=[[0, 0], [1, 0], [0, 0], [0, 0]])
+})",
+                 R"(
+def @main(%x: Tensor[(1, 8, 6, 6), float32], %w: Tensor[(8, 8, 1, 1), float32]) {
+  %0 = )" + lt("%x", "NCHW", "NCHW8c") +
+                     R"(;
+  %1 = )" + lt("%w", "OIHW", "OIHW8i8o") +
+                     R"(;
+  %2 = nn.conv2d(%0, %1, )" +
+                     kL8 + R"();
+  %3 = nn.pad(%2, 0f, pad_width=[[0, 0], [0, 0], [1, 1], [1, 2], [0, 0]]);
+  %4 = nn.avg_pool2d(%3, pool_size=[3, 3], layout="NCHW8c");
+  %5 = )" + lt("%4", "NCHW8c", "NCHW") +
+                     R"(;
+  nn.pad(%5, 0f, pad_width=[[0, 0], [1, 0], [0, 0], [0, 0]])
+})");
+}
+
+// U-Net's upsampling resizes the blocked value; CombineParallelConv2D's slices of a joined conv
+// stay blocked when they cut whole blocks, and read NCHW when they do not.
+TEST(AlterOpLayout, ResizeAndWholeBlockChannelSlicesStayBlocked) {
+  expect_altered(R"(
+def @main(%x: Tensor[(1, 8, 4, 4), float32], %w: Tensor[(24, 8, 1, 1), float32]) {
+  %0 = nn.conv2d(%x, %w);
+  %1 = strided_slice(%0, begin=[0, 8], end=[-1, 16], strides=[1, 1], slice_mode="size");
+  %2 = image.resize2d(%1, size=[8, 8], method="linear");
+  %3 = strided_slice(%0, begin=[0, 4], end=[-1, 4], strides=[1, 1], slice_mode="size");
+  (%2, %3)
+})",
+                 R"(
+def @main(%x: Tensor[(1, 8, 4, 4), float32], %w: Tensor[(24, 8, 1, 1), float32]) {
+  %0 = )" + lt("%x", "NCHW", "NCHW8c") +
+                     R"(;
+  %1 = )" + lt("%w", "OIHW", "OIHW8i8o") +
+                     R"(;
+  %2 = nn.conv2d(%0, %1, )" +
+                     kL8 + R"();
+  %3 = strided_slice(%2, begin=[0, 1], end=[-1, 2], strides=[1, 1], slice_mode="size");
+  %4 = image.resize2d(%3, size=[8, 8], method="linear", layout="NCHW8c");
+  %5 = )" + lt("%4", "NCHW8c", "NCHW") +
+                     R"(;
+  %6 = )" + lt("%2", "NCHW8c", "NCHW") +
+                     R"(;
+  %7 = strided_slice(%6, begin=[0, 4], end=[-1, 4], strides=[1, 1], slice_mode="size");
+  (%5, %7)
+})");
+}
+
 TEST(AlterOpLayout, CostRuleKeepsNchwWhenBoundariesDominate) {
   const std::string before = R"(
 def @main(%x: Tensor[(1, 8, 4, 4), float32], %w1: Tensor[(8, 8, 1, 1), float32], %w2: Tensor[(8, 8, 1, 1), float32]) {
@@ -382,7 +438,22 @@ class ConvModuleGenerator {
           if (block_channels == channels_ && block_h == h_ && block_input != cur)
             cur = let("add(" + cur + ", " + block_input + ")");
           break;
-        case 6: cur = let("clip(" + cur + ", a_min=-0.5f, a_max=2f)"); break;
+        case 6:
+          if (const unsigned choice = gen_() % 4; choice == 0) {
+            cur = let("image.resize2d(" + cur + ", size=[" + std::to_string(h_ + 3) + ", " + std::to_string(h_ + 3) +
+                      "], method=\"linear\")");
+            h_ += 3;
+          } else if (choice == 1 && channels_ >= 16) {
+            cur = let("strided_slice(" + cur + ", begin=[0, 8], end=[-1, 8], strides=[1, 1], slice_mode=\"size\")");
+            channels_ = 8;
+          } else if (choice == 2) {
+            cur = let("clip(" + cur + ", a_min=-0.5f, a_max=2f)");
+          } else {
+            // Padded by (1, 2) and pooled by (2, 3): the size stays.
+            cur = let("nn.pad(" + cur + ", 0.5f, pad_width=[[0, 0], [0, 0], [1, 0], [0, 2]])");
+            cur = let("nn.avg_pool2d(" + cur + ", pool_size=[2, 3])");
+          }
+          break;
         case 7: {
           const int64_t c = channels_;
           std::string other = conv(cur, args, /*same_size=*/true);

@@ -27,7 +27,7 @@ struct ResizeMethodAttrs {
 
   template <class V>
   void visit(V& v) {
-    v("layout", layout, "Layout of the data: NCHW or NHWC.");
+    v("layout", layout, "Layout of the data: NCHW, NHWC or NCHW{x}c (channels in blocks of x).");
     v("method", method, "nearest_neighbor, linear or cubic.");
     v("coordinate_transformation_mode", coordinate_transformation_mode,
       "How an output index maps to an input coordinate, as ONNX Resize: half_pixel, half_pixel_symmetric, "

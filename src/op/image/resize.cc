@@ -1,6 +1,7 @@
 // Ops: image.resize2d.
 // Semantics follow ONNX Resize (opset 11 to 19) restricted to the two spatial axes, with
-// Relay's attribute names. Extensions: 'scales' ([scale_h, scale_w], output / input), which
+// Relay's attribute names; layout NCHW, NHWC or NCHW{x}c (AlterOpLayout's blocked channels).
+// Extensions: 'scales' ([scale_h, scale_w], output / input), which
 // ONNX models give instead of sizes; when set, the coordinate transformation uses these ratios
 // rather than size / input extent, exactly as ONNX does. 'antialias' (ONNX opset 18).
 //
@@ -12,6 +13,7 @@
 #include <cmath>
 
 #include "kiln/attrs/image.h"
+#include "kiln/attrs/layout.h"
 #include "kiln/op/strategy.h"
 #include "kiln/runtime/resize_coordinate.h"
 #include "op/compute_util.h"
@@ -23,7 +25,12 @@ namespace {
 
 Type resize2d_relation(const std::vector<Type>& args, const Resize2DAttrs& attrs) {
   const Layout2D layout = layout_2d(attrs.layout);
-  const TensorTypeNode& data = arg_tensor_of_rank(args, 0, "data", 4, attrs.layout);
+  const int64_t block = Layout::nchw_block(attrs.layout);
+  const TensorTypeNode& data = arg_tensor_of_rank(args, 0, "data", block ? 5 : 4, attrs.layout);
+  if (block && data.shape[4] >= 0 && data.shape[4] != block)
+    throw std::move(
+        Error(cat("the innermost axis of 'data' ", shape_str(data.shape), " must be the block of ", attrs.layout))
+            .expected(cat(block), cat(data.shape[4])));
   check_numeric_arg(data, "data");
   Shape out = data.shape;
   out[layout.h] = attrs.size[0];

@@ -63,6 +63,7 @@ bool padded(const BlockedShape& s) { return s.pad.top || s.pad.left || s.pad.bot
 
 std::string padded_name(const std::string& base) { return base + "_data"; }
 std::string sum_name(const std::string& base) { return base + "_acc"; }
+std::string wide_name(const std::string& base) { return base + "_wide"; }
 
 // Output positions per register tile: a divisor of the output width, as many as the vector
 // registers hold beside the weight vector and a broadcast input. 16-wide blocks are chosen for
@@ -73,6 +74,28 @@ int64_t positions_per_tile(int64_t ow, int64_t out_block) {
   for (int64_t r = std::min(ow, limit); r > 1; --r)
     if (ow % r == 0) return r;
   return 1;
+}
+
+// The register tile along the output width, and the width the convolution computes: the
+// output width, or that rounded up to a whole number of tiles when the width has no divisor
+// that fills the registers (Inception's 17, 73, 149: one position per tile ran at 30% of peak).
+// The extra columns read zeros of a wider padded copy and are dropped by the output stage.
+struct WidthTiling {
+  int64_t positions;
+  int64_t width;
+};
+
+WidthTiling width_tiling(const BlockedShape& s, const ConvLayoutChoice& blocks) {
+  const int64_t exact = positions_per_tile(s.ow, s.y);
+  const int64_t limit = s.y >= 16 ? 14 : 8;
+  if (blocks.depthwise || s.acc != s.out_dtype || s.ow <= limit || 2 * exact > limit) return {exact, s.ow};
+  WidthTiling best{exact, s.ow};
+  int64_t best_width = 0;
+  for (int64_t r = limit; 2 * r > limit; --r) {
+    const int64_t width = (s.ow + r - 1) / r * r;
+    if (!best_width || width < best_width) best = {r, best_width = width};
+  }
+  return best;
 }
 
 // A strided depthwise convolution over planes larger than the L2 cache share of one block pads
@@ -127,9 +150,12 @@ te::Tensor blocked_conv2d_compute(const ComputeInput& call, const Conv2DAttrs& a
   const BlockedShape s = blocked_shape(call, attrs, blocks);
   const te::Tensor& data = call.args.at(0);
   const te::Tensor& weight = call.args.at(1);
+  const int64_t width = width_tiling(s, blocks).width;
   te::Tensor src = data;
-  if (padded(s)) {
-    const int64_t hp = s.h + s.pad.top + s.pad.bottom, wp = s.w + s.pad.left + s.pad.right;
+  if (padded(s) || width > s.ow) {
+    const int64_t hp = s.h + s.pad.top + s.pad.bottom;
+    const int64_t wp =
+        std::max(s.w + s.pad.left + s.pad.right, (width - 1) * s.strides.w + (s.kw - 1) * s.dilation.w + 1);
     src = te::compute({s.n, s.cb, hp, wp, s.x}, padded_name(call.name), [&](const te::Indices& i) {
       PrimExpr y = i[2] - s.pad.top, z = i[3] - s.pad.left;
       PrimExpr inside = tir::logical_and(tir::logical_and(tir::ge(y, 0), tir::lt(y, s.h)),
@@ -139,14 +165,14 @@ te::Tensor blocked_conv2d_compute(const ComputeInput& call, const Conv2DAttrs& a
   }
   te::IterVar r = te::reduce_axis(s.kh, "ry"), q = te::reduce_axis(s.kw, "rx");
   const bool cast_out = s.acc != s.out_dtype;
-  const std::vector<int64_t> shape = {s.n, s.ob, s.oh, s.ow, s.y};
+  const std::vector<int64_t> shape = {s.n, s.ob, s.oh, width, s.y};
   auto multiply = [&](const PrimExpr& v, const PrimExpr& k) {
     return s.acc == s.dtype ? v * k : tir::cast(s.acc, v) * tir::cast(s.acc, k);
   };
   auto row = [&](const te::Indices& i) { return i[2] * s.strides.h + PrimExpr(r) * s.dilation.h; };
   auto col = [&](const te::Indices& i) { return i[3] * s.strides.w + PrimExpr(q) * s.dilation.w; };
   te::Tensor sum;
-  const std::string sum_tensor = cast_out ? sum_name(call.name) : call.name;
+  const std::string sum_tensor = width > s.ow ? wide_name(call.name) : cast_out ? sum_name(call.name) : call.name;
   if (blocks.depthwise) {
     // Output channel c of block b reads only input channel c of block b.
     sum = te::compute(shape, sum_tensor, [&](const te::Indices& i) {
@@ -159,6 +185,9 @@ te::Tensor blocked_conv2d_compute(const ComputeInput& call, const Conv2DAttrs& a
                      {ico, r, q, ici});
     });
   }
+  if (width > s.ow)
+    return te::compute({s.n, s.ob, s.oh, s.ow, s.y}, call.name,
+                       [&](const te::Indices& i) { return sum(i[0], i[1], i[2], i[3], i[4]); });
   if (!cast_out) return sum;
   return te::compute(shape, call.name, [&](const te::Indices& i) {
     return to_out_dtype(sum(i[0], i[1], i[2], i[3], i[4]), s.out_dtype);
@@ -168,7 +197,9 @@ te::Tensor blocked_conv2d_compute(const ComputeInput& call, const Conv2DAttrs& a
 void blocked_conv2d_schedule(const ScheduleInput& in, const Conv2DAttrs& attrs, const ConvLayoutChoice& blocks) {
   const BlockedShape s = blocked_shape(in.call, attrs, blocks);
   const te::Tensor& out = in.anchor.at(0);
-  if (s.acc != s.out_dtype || !out.op()->reduce) {
+  const te::Tensor wide = find_tensor(out, wide_name(in.call.name));
+  const te::Tensor& conv = wide.defined() ? wide : out;
+  if (s.acc != s.out_dtype || !conv.op()->reduce) {
     schedule_reduce(in);
     return;
   }
@@ -182,16 +213,20 @@ void blocked_conv2d_schedule(const ScheduleInput& in, const Conv2DAttrs& attrs, 
     if (product(src.shape()) >= kMinParallelWork) pad.parallel(rows);
   }
   // The stage written tile by tile: the group's element-wise tail when it has one, else the
-  // convolution itself, computed into a local tile (cache_write).
+  // convolution itself, computed into a local tile (cache_write). A convolution computed wider
+  // than its output fills the tile from the wide stage, and the tail reads that directly.
   te::Tensor final_out = single_output_like(in, out);
   te::Tensor tile_out = final_out.defined() ? final_out : out;
-  te::Tensor acc = out;
-  if (tile_out.same_as(out)) acc = in.schedule.cache_write(out);
+  te::Tensor acc = conv;
+  if (wide.defined() && !tile_out.same_as(out))
+    in.schedule[out].compute_inline();
+  else if (!wide.defined() && tile_out.same_as(out))
+    acc = in.schedule.cache_write(out);
   for (const te::Tensor& o : in.outputs)
     if (!o.same_as(tile_out) && !o.same_as(out)) schedule_injective_stage(in.schedule[o], in.target);
 
   te::Stage& t = in.schedule[tile_out];
-  const int64_t reg = positions_per_tile(s.ow, s.y);
+  const int64_t reg = width_tiling(s, blocks).positions;
   auto [wo, wi] = t.split(t.axis(3), reg);
   t.reorder({t.axis(0), t.axis(1), t.axis(2), wo, wi, t.axis(4)});
   t.vectorize(t.axis(4));

@@ -1,5 +1,6 @@
 #include "kiln/attrs/image.h"
 
+#include "kiln/attrs/layout.h"
 #include "kiln/attrs/window.h"
 #include "kiln/support/error.h"
 #include "kiln/support/strings.h"
@@ -7,7 +8,7 @@
 namespace kiln {
 
 void ResizeMethodAttrs::validate() const {
-  check_choice("layout", layout, {"NCHW", "NHWC"});
+  if (!Layout::nchw_block(layout)) check_choice("layout", layout, {"NCHW", "NHWC"});
   check_choice("method", method, {"nearest_neighbor", "linear", "cubic"});
   check_choice("coordinate_transformation_mode", coordinate_transformation_mode,
                {"half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel", "tf_half_pixel_for_nn",

@@ -5,6 +5,7 @@
 // clamped to the edge, or dropped with the weights renormalised when cubic_exclude is set.
 // The 2-D interpolation is the product of the two 1-D ones.
 #include "kiln/attrs/image.h"
+#include "kiln/attrs/layout.h"
 #include "kiln/runtime/resize_coordinate.h"
 #include "runtime/kernels/nn/compute_view.h"
 
@@ -165,6 +166,17 @@ void resize(const C* x, C* y, const Axes4D& in_stride, const Axes4D& out_extent,
   }
 }
 
+// NCHW{x}c data (N, C/x, H, W, x) is NHWC data of N·C/x images of x channels.
+bool blocked(const std::string& layout) { return Layout::nchw_block(layout) > 0; }
+Axes4D resize_extents(const Shape& shape, const std::string& layout) {
+  if (!blocked(layout)) return layout_extents(shape, layout);
+  return {shape.at(0) * shape.at(1), shape.at(4), shape.at(2), shape.at(3)};
+}
+Axes4D resize_strides(const Shape& shape, const std::string& layout) {
+  if (!blocked(layout)) return layout_strides(shape, layout);
+  return {shape.at(2) * shape.at(3) * shape.at(4), 1, shape.at(3) * shape.at(4), shape.at(4)};
+}
+
 void resize2d_kernel(const Resize2DAttrs& attrs, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
   const NDArray& data = inputs[0];
   NDArray& out = outputs[0];
@@ -178,8 +190,8 @@ void resize2d_kernel(const Resize2DAttrs& attrs, std::span<const NDArray> inputs
   p.exclude_outside = attrs.cubic_exclude != 0;
   p.antialias = attrs.antialias;
 
-  const Axes4D in_extent = layout_extents(data.shape(), layout), out_extent = layout_extents(out.shape(), layout);
-  const Axes4D in_stride = layout_strides(data.shape(), layout), out_stride = layout_strides(out.shape(), layout);
+  const Axes4D in_extent = resize_extents(data.shape(), layout), out_extent = resize_extents(out.shape(), layout);
+  const Axes4D in_stride = resize_strides(data.shape(), layout), out_stride = resize_strides(out.shape(), layout);
   const std::vector<double>& roi = attrs.roi;
   double scale_h = static_cast<double>(out_extent.h) / static_cast<double>(std::max<int64_t>(in_extent.h, 1));
   double scale_w = static_cast<double>(out_extent.w) / static_cast<double>(std::max<int64_t>(in_extent.w, 1));
