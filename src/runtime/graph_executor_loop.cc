@@ -78,13 +78,10 @@ class ScanOutput {
 
   // Keeps the slices appended so far; a block already large enough is reused as it is.
   void grow(int64_t capacity) {
-    const size_t bytes = static_cast<size_t>(capacity) * slice_bytes_;
-    if (!block_.defined() || block_.nbytes() < bytes) {
-      NDArray bigger =
-          device_.allocate(std::max<size_t>(std::max(bytes, block_.defined() ? 2 * block_.nbytes() : 0), 1));
-      if (count_ && slice_bytes_) std::memcpy(bigger.raw(), block_.raw(), static_cast<size_t>(count_) * slice_bytes_);
-      block_ = std::move(bigger);
-    }
+    const NDArray kept = block_;  // shares the old memory until the slices are copied over
+    reserve_block(block_, static_cast<size_t>(capacity) * slice_bytes_, device_);
+    if (block_.raw() != kept.raw() && count_ && slice_bytes_)
+      std::memcpy(block_.raw(), kept.raw(), static_cast<size_t>(count_) * slice_bytes_);
     capacity_ = slice_bytes_ ? static_cast<int64_t>(block_.nbytes() / slice_bytes_) : capacity;
   }
 
