@@ -1,10 +1,13 @@
 #include "kiln/codegen/c_compiler.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
+#include <future>
+#include <numeric>
+#include <thread>
 
 #include "kiln/support/error.h"
 #include "kiln/support/file.h"
@@ -28,9 +31,7 @@ std::string env_or_empty(const char* name) {
 
 std::string read_file_or_empty(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
+  return in ? read_all(in) : std::string();
 }
 
 std::string shell_quote(const std::string& arg) {
@@ -47,6 +48,47 @@ std::string first_error_line(const std::string& output, int status) {
   for (const auto& l : lines)
     if (!l.empty()) return l;
   return cat("exit status ", status);
+}
+
+// The source split at kUnitBoundary into at most `count` units of about equal size, each the
+// preamble followed by whole functions in their source order; the source itself when it has
+// fewer than two functions or one unit is asked for.
+std::vector<std::string> split_units(const std::string& source, size_t count) {
+  const size_t first = source.find(kUnitBoundary);
+  if (count < 2 || first == std::string::npos) return {source};
+  std::vector<std::string_view> functions;
+  for (size_t at = first; at != std::string::npos;) {
+    const size_t next = source.find(kUnitBoundary, at + kUnitBoundary.size());
+    functions.push_back(std::string_view(source).substr(at, (next == std::string::npos ? source.size() : next) - at));
+    at = next;
+  }
+  if (functions.size() < 2) return {source};
+  count = std::min(count, functions.size());
+  // Largest first, each into the unit with the least text so far.
+  std::vector<size_t> order(functions.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return functions[a].size() > functions[b].size(); });
+  std::vector<std::vector<size_t>> members(count);
+  std::vector<size_t> sizes(count, 0);
+  for (size_t f : order) {
+    const size_t unit = static_cast<size_t>(std::min_element(sizes.begin(), sizes.end()) - sizes.begin());
+    members[unit].push_back(f);
+    sizes[unit] += functions[f].size();
+  }
+  std::vector<std::string> units;
+  for (std::vector<size_t>& unit : members) {
+    std::sort(unit.begin(), unit.end());
+    std::string text = source.substr(0, first);
+    for (size_t f : unit) text += functions[f];
+    units.push_back(std::move(text));
+  }
+  return units;
+}
+
+unsigned job_count(unsigned jobs) {
+  if (jobs > 0) return jobs;
+  return std::max(1u, std::thread::hardware_concurrency());
 }
 
 }  // namespace
@@ -125,11 +167,7 @@ std::string CCompiler::compile(const std::string& source) const {
   if (ec) throw Error(cat("cannot create the kernel cache directory: ", ec.message())).file(staging.string());
   const fs::path kernels = staging / "kernels.c";
   write_file(kernels.string(), source);
-  std::string command = shell_quote(options_.compiler);
-  for (const auto& flag : options_.flags) command += " " + shell_quote(flag);
-  command += " " + shell_quote("-I" + options_.include_dir) + " -o " + shell_quote((staging / "lib.so").string()) +
-             " " + shell_quote(kernels.string());
-  ProcessResult result = run_process(command);
+  const BuildResult result = build_library(source, staging);
   const bool built = result.status == 0 && fs::exists(staging / "lib.so");
   if (!built) fs::remove(staging / "lib.so", ec);
   // A failed build keeps its kernels.c in the cache for whoever reads the error; an earlier
@@ -140,8 +178,50 @@ std::string CCompiler::compile(const std::string& source) const {
   if (!built)
     // kiln generated the source, so code the C compiler rejects is kiln's fault.
     throw Error::bug(cat("the generated C does not compile: ", first_error_line(result.output, result.status)))
-        .file((entry / "kernels.c").string());
+        .file((entry / result.file).string());
   return library.string();
+}
+
+std::string CCompiler::command(const std::vector<std::string>& extra) const {
+  std::string command = shell_quote(options_.compiler);
+  for (const auto& flag : options_.flags) command += " " + shell_quote(flag);
+  command += " " + shell_quote("-I" + options_.include_dir);
+  for (const auto& arg : extra) command += " " + shell_quote(arg);
+  return command;
+}
+
+CCompiler::BuildResult CCompiler::build_library(const std::string& source, const fs::path& dir) const {
+  const fs::path library = dir / "lib.so";
+  const std::vector<std::string> units = split_units(source, job_count(options_.jobs));
+  if (units.size() == 1) {
+    ProcessResult result = run_process(command({"-o", library.string(), (dir / "kernels.c").string()}));
+    return {result.status, std::move(result.output), "kernels.c"};
+  }
+  std::vector<std::future<ProcessResult>> compiles;
+  std::vector<std::string> objects;
+  for (size_t i = 0; i < units.size(); ++i) {
+    const std::string unit = cat("unit", i, ".c");
+    write_file((dir / unit).string(), units[i]);
+    objects.push_back((dir / cat("unit", i, ".o")).string());
+    std::vector<std::string> args = {"-c", "-o", objects.back(), (dir / unit).string()};
+    if (i > 0) args.insert(args.begin(), "-DKILN_SECONDARY_UNIT");
+    compiles.push_back(std::async(std::launch::async, run_process, command(args)));
+  }
+  std::vector<ProcessResult> results;
+  for (auto& c : compiles) results.push_back(c.get());
+  for (size_t i = 0; i < results.size(); ++i)
+    if (results[i].status != 0) return {results[i].status, std::move(results[i].output), cat("unit", i, ".c")};
+  std::vector<std::string> link = {"-o", library.string()};
+  link.insert(link.end(), objects.begin(), objects.end());
+  ProcessResult result = run_process(command(link));
+  if (result.status == 0) {
+    std::error_code ec;
+    for (size_t i = 0; i < units.size(); ++i) {
+      fs::remove(dir / cat("unit", i, ".c"), ec);
+      fs::remove(objects[i], ec);
+    }
+  }
+  return {result.status, std::move(result.output), "kernels.c"};
 }
 
 bool CCompiler::is_cached(const std::string& source) const {

@@ -285,9 +285,13 @@ NDArray read_npy(const std::string& path) {
   return array;
 }
 
-std::string serialize_npy(const NDArray& array) {
+std::string npy_header(const NDArray& array) {
   check(array.defined(), "cannot serialize an undefined tensor");
-  std::string out = header_bytes(array);
+  return header_bytes(array);
+}
+
+std::string serialize_npy(const NDArray& array) {
+  std::string out = npy_header(array);
   out.append(static_cast<const char*>(array.raw()), array.nbytes());
   return out;
 }

@@ -16,10 +16,32 @@ static_assert(std::endian::native == std::endian::little, "params.bin is read an
 constexpr std::string_view kMagic = "KILNPRM1";
 
 template <class T>
-void append_scalar(std::string& out, T value) {
-  char bytes[sizeof(T)];
-  std::memcpy(bytes, &value, sizeof(T));
-  out.append(bytes, sizeof(T));
+std::string_view scalar_bytes(const T& value) {
+  return {reinterpret_cast<const char*>(&value), sizeof(T)};
+}
+
+// Hands params.bin's bytes, piece by piece, to `put(std::string_view)`: the string and the
+// file form share the layout, and the file form writes each tensor's data where it lies
+// instead of copying a 100 MB model's weights into one string first.
+template <class Put>
+void put_params(const NamedArrays& params, Put&& put) {
+  put(kMagic);
+  const uint64_t count = params.size();
+  put(scalar_bytes(count));
+  std::set<std::string, std::less<>> names;
+  for (const auto& [name, array] : params) {
+    check(array.defined(), "params: tensor '", name, "' is undefined");
+    check(names.insert(name).second, "params: tensor '", name, "' given twice");
+    check(name.size() <= UINT32_MAX, "params: tensor name of ", name.size(), " bytes is too long");
+    const uint32_t name_size = static_cast<uint32_t>(name.size());
+    put(scalar_bytes(name_size));
+    put(name);
+    const std::string header = npy_header(array);
+    const uint64_t record_size = header.size() + array.nbytes();
+    put(scalar_bytes(record_size));
+    put(header);
+    put(std::string_view(static_cast<const char*>(array.raw()), array.nbytes()));
+  }
 }
 
 // Reads the records in order, each read checked against what is left of the input.
@@ -53,19 +75,8 @@ class Reader {
 }  // namespace
 
 std::string serialize_params(const NamedArrays& params) {
-  std::string out(kMagic);
-  append_scalar<uint64_t>(out, params.size());
-  std::set<std::string, std::less<>> names;
-  for (const auto& [name, array] : params) {
-    check(array.defined(), "params: tensor '", name, "' is undefined");
-    check(names.insert(name).second, "params: tensor '", name, "' given twice");
-    check(name.size() <= UINT32_MAX, "params: tensor name of ", name.size(), " bytes is too long");
-    append_scalar<uint32_t>(out, static_cast<uint32_t>(name.size()));
-    out += name;
-    const std::string npy = serialize_npy(array);
-    append_scalar<uint64_t>(out, npy.size());
-    out += npy;
-  }
+  std::string out;
+  put_params(params, [&](std::string_view bytes) { out += bytes; });
   return out;
 }
 
@@ -99,9 +110,13 @@ NamedArrays parse_params(std::string_view bytes, const std::string& what) {
 NamedArrays read_params(const std::string& path) { return parse_params(InputFile(path).read_all(), path); }
 
 void write_params(const std::string& path, const NamedArrays& params) {
-  const std::string bytes = serialize_params(params);
   AtomicFile file(path);
-  file.write(bytes);
+  try {
+    put_params(params, [&](std::string_view bytes) { file.write(bytes); });
+  } catch (Error& e) {
+    e.file(path);
+    throw;
+  }
   file.commit();
 }
 

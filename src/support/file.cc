@@ -7,13 +7,29 @@
 
 namespace kiln {
 
+std::string read_all(std::istream& in) {
+  const std::istream::pos_type start = in.tellg();
+  if (start != std::istream::pos_type(-1) && in.seekg(0, std::ios::end)) {
+    const std::streamoff size = in.tellg() - start;
+    in.seekg(start);
+    std::string bytes(static_cast<size_t>(size), '\0');
+    in.read(bytes.data(), size);
+    bytes.resize(static_cast<size_t>(in.gcount()));
+    if (in.gcount() == size) in.clear(in.rdstate() & std::ios::badbit);
+    return bytes;
+  }
+  in.clear(in.rdstate() & std::ios::badbit);
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("cannot open file").file(path);
-  std::ostringstream os;
-  os << in.rdbuf();
+  std::string bytes = read_all(in);
   if (in.bad()) throw Error("cannot read file").file(path);
-  return os.str();
+  return bytes;
 }
 
 void write_file(const std::string& path, std::string_view bytes) {

@@ -1,5 +1,6 @@
 #include "kiln/support/interrupt.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -48,7 +49,7 @@ PendingWork& pending() {
 
 [[noreturn]] void clean_up_and_exit(int sig) {
   PendingWork& work = pending();
-  std::lock_guard lock(work.mutex);  // held until _exit: nothing new is registered meanwhile
+  std::lock_guard lock(work.mutex);                           // held until _exit: nothing new is registered meanwhile
   for (pid_t child : work.children) ::kill(-child, SIGKILL);  // its process group: sh, cc, cc1, as
   for (pid_t child : work.children) ::waitpid(child, nullptr, 0);
   for (const std::string& path : work.paths) {
@@ -88,7 +89,9 @@ class ChildRegistration {
 // Starts /bin/sh -c `command` with stdout and stderr on a pipe; the child's signal mask is empty.
 pid_t spawn_shell(const std::string& command, int* read_end) {
   int fds[2];
-  if (::pipe(fds) != 0) throw Error(cat("cannot create a pipe to run: ", command));
+  // Close-on-exec: a child spawned by another thread at the same time must not hold this
+  // pipe's write end open (the reader would wait for that child too).
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw Error(cat("cannot create a pipe to run: ", command));
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addclose(&actions, fds[0]);

@@ -91,6 +91,61 @@ TEST_F(CCompilerTest, CompileErrorsCarryTheCompilersFirstError) {
   EXPECT_THROW(CCompiler(missing).compile(kSource), Error);
 }
 
+// A preamble in generate_c's form (the definition only outside secondary units) and three
+// functions, each failing unless it sees the api pointer the loader set in the unit that defines it.
+std::string units_source() {
+  std::string source = R"(#include <stdint.h>
+#include "kiln/runtime/kernel_abi.h"
+#ifdef KILN_SECONDARY_UNIT
+extern const KilnRuntimeApi* kiln_runtime_api;
+#else
+const KilnRuntimeApi* kiln_runtime_api = 0;
+int32_t kiln_abi_version(void) { return KILN_ABI_VERSION; }
+#endif
+)";
+  for (int k = 1; k <= 3; ++k)
+    source += std::string(kUnitBoundary) + "static float step" + std::to_string(k) + "(float v) { return v + " +
+              std::to_string(k) + ".0f; }\nint32_t add_" + std::to_string(k) +
+              "(void* const* args) {\n  if (kiln_runtime_api == 0) return -1;\n  *(float*)args[1] = step" +
+              std::to_string(k) + "(*(const float*)args[0]);\n  return 0;\n}\n";
+  return source;
+}
+
+TEST_F(CCompilerTest, BuildsFunctionsAsParallelUnitsIntoOneLibrary) {
+  CCompilerOptions options;
+  options.cache_dir = (fs::path(dir_) / "cache").string();
+  options.jobs = 3;
+  const std::string library = CCompiler(options).compile(units_source());
+  testing::LoadedKernels lib(library);
+  for (int k = 1; k <= 3; ++k) {
+    float in = 10, out = 0;
+    ASSERT_EQ(lib.call("add_" + std::to_string(k), {&in, &out}), 0);
+    EXPECT_EQ(out, 10.0f + static_cast<float>(k));
+  }
+  // The units are gone once linked; the whole source stays beside the library.
+  const fs::path entry = fs::path(library).parent_path();
+  EXPECT_FALSE(fs::exists(entry / "unit0.c"));
+  EXPECT_FALSE(fs::exists(entry / "unit1.o"));
+  EXPECT_TRUE(fs::exists(entry / "kernels.c"));
+}
+
+TEST_F(CCompilerTest, AUnitThatDoesNotCompileIsNamed) {
+  CCompilerOptions options;
+  options.cache_dir = (fs::path(dir_) / "cache").string();
+  options.jobs = 2;
+  std::string source =
+      units_source() + std::string(kUnitBoundary) + "int32_t broken(void) { return undefined_name; }\n";
+  try {
+    CCompiler(options).compile(source);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_TRUE(e.is_bug());
+    EXPECT_NE(what.find("undefined_name"), std::string::npos) << what;
+    EXPECT_NE(what.find("/unit"), std::string::npos) << what;
+  }
+}
+
 TEST_F(CCompilerTest, CacheDirectoryFollowsTheEnvironment) {
   const char* saved = std::getenv("KILN_CACHE_DIR");
   std::string saved_value = saved ? saved : "";

@@ -2,7 +2,9 @@
 // source, the command line and the kiln headers it includes.
 #pragma once
 
+#include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kiln::codegen {
@@ -11,8 +13,15 @@ namespace kiln::codegen {
 // -fsanitize=address,undefined, so its tests check the generated code's memory accesses too.
 std::vector<std::string> default_kernel_flags();
 
+// The line generate_c puts before each function. CCompiler builds a source that has them as
+// several units in parallel (the C compiler is most of a cold build): each unit is what
+// precedes the first boundary (the preamble) and some of the functions; units after the first
+// are compiled with KILN_SECONDARY_UNIT defined, so they declare what the preamble defines.
+inline constexpr std::string_view kUnitBoundary = "/* kiln: unit boundary */\n";
+
 struct CCompilerOptions {
   std::string compiler = "cc";
+  unsigned jobs = 0;  // C compilers run at once; 0: one per hardware thread
   std::vector<std::string> flags = default_kernel_flags();
   std::string include_dir;  // kiln's include/ (for kernel_abi.h, microkernels.h); empty: default
   std::string cache_dir;    // empty: default_cache_dir()
@@ -39,7 +48,18 @@ class CCompiler {
   static std::string default_include_dir();
 
  private:
+  // The C compiler's exit status and output, and the file its errors are about.
+  struct BuildResult {
+    int status = 0;
+    std::string output;
+    std::string file;
+  };
   std::string cache_key(const std::string& source) const;
+  // The compiler, the flags and the include directory, then `extra`, quoted for the shell.
+  std::string command(const std::vector<std::string>& extra) const;
+  // Builds dir/lib.so from `source` (already written as dir/kernels.c): one compiler run, or
+  // one per unit (split at kUnitBoundary, up to `jobs` at once) and a link.
+  BuildResult build_library(const std::string& source, const std::filesystem::path& dir) const;
 
   CCompilerOptions options_;
 };

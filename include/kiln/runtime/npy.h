@@ -20,6 +20,8 @@ void write_npy(const std::string& path, const NDArray& array);
 // The .npy encoding in memory; `what` names the source in error messages.
 NDArray parse_npy(std::string_view bytes, const std::string& what);
 std::string serialize_npy(const NDArray& array);
+// The .npy header alone: serialize_npy is this followed by the array's raw bytes.
+std::string npy_header(const NDArray& array);
 
 using NamedArrays = std::vector<std::pair<std::string, NDArray>>;
 

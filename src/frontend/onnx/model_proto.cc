@@ -7,10 +7,10 @@
 #include <climits>
 #include <fstream>
 #include <set>
-#include <sstream>
 
 #include "frontend/onnx/node_order.h"
 #include "kiln/support/error.h"
+#include "kiln/support/file.h"
 #include "kiln/support/strings.h"
 
 namespace kiln::frontend {
@@ -18,10 +18,9 @@ namespace kiln::frontend {
 std::string read_model_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("cannot open the model file");
-  std::ostringstream os;
-  os << in.rdbuf();
+  std::string bytes = read_all(in);
   if (in.bad()) throw Error("cannot read the model file");
-  return os.str();
+  return bytes;
 }
 
 onnx::ModelProto parse_model_proto(std::string_view bytes) {
