@@ -4,8 +4,8 @@
 // over operands stored either way round (nn.dense_packed: B in panels of 32 columns, (N/32, K, 32),
 // as PackDenseWeights lays out constant weights). In float32 it is tiled for the micro-kernels of
 // kiln/runtime/microkernels.h: when a is contiguous along k and b along n (packed panels or a
-// row-major matrix), the panel GEMM kiln_sgemm_panels_f32 (register tiles of 8 rows x 32 columns
-// over k-blocks sized from the target's L1, any row count); when both are contiguous along k and b
+// row-major matrix), the panel GEMM kiln_sgemm_panels_f32 (register tiles of 12 rows with AVX-512,
+// else 8, x 32 columns over k-blocks sized from the target's L1, any row count); when both are contiguous along k and b
 // is no packed constant (Q x K^T), kiln_sgemm_panels_nt_f32, the same tiles over b transposed per
 // k-block inside the kernel; otherwise the NT tile (dot products) when both operands are contiguous
 // along k, the NN tile (a broadcast times rows of b)

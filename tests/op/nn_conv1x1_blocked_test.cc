@@ -1,0 +1,82 @@
+// Blocked 1x1 convolutions (NCHW16c data, OIHW16i16o weight) on the hand-written tile
+// kiln_conv1x1_nchwc_f32: the generated kernel calls it and matches the interpreter for output
+// channel blocks in groups of 1-4, widths the tile does not divide (a wider computed width), stride
+// 2, padding, batch 2, and with bias, clip and a residual add fused after it. Other dtypes and
+// windows keep the generated tiles.
+#include <gtest/gtest.h>
+
+#include "kiln/op/strategy.h"
+#include "op/compute_test_util.h"
+
+namespace kiln {
+namespace {
+
+using testing::CompareOptions;
+using testing::expect_compiled_matches_interpreter;
+
+constexpr const char* kTileCall = "kiln_conv1x1_nchwc_f32(";
+
+CompareOptions reduction_tolerance() {
+  CompareOptions o;
+  o.rtol = 1e-4;
+  o.atol = 1e-4;
+  return o;
+}
+
+std::string tensor(const std::string& dims, const std::string& dtype = "float32") {
+  return "Tensor[(" + dims + "), " + dtype + "]";
+}
+
+std::string blocked_conv(const std::string& attrs) {
+  return "nn.conv2d(%x, %w, " + (attrs.empty() ? "" : attrs + ", ") +
+         "data_layout=\"NCHW16c\", kernel_layout=\"OIHW16i16o\", out_layout=\"NCHW16c\")";
+}
+
+std::string conv_fn(const std::string& data, const std::string& weight, const std::string& attrs,
+                    const std::string& dtype = "float32") {
+  return "fn (%x: " + tensor(data, dtype) + ", %w: " + tensor(weight, dtype) + ", Primitive=1) { " +
+         blocked_conv(attrs) + " }";
+}
+
+TEST(NnConv1x1Blocked, CallsTheTileAndMatchesTheInterpreter) {
+  struct Case {
+    std::string data, weight, attrs;
+  };
+  const std::vector<Case> cases = {
+      {"1, 3, 9, 10, 16", "6, 3, 1, 1, 16, 16", ""},                     // 6 blocks: tiles of 5 x 3
+      {"1, 2, 5, 17, 16", "4, 2, 1, 1, 16, 16", ""},                     // width 17 computed as 18
+      {"2, 1, 4, 7, 16", "5, 1, 1, 1, 16, 16", ""},                      // batch 2, 5 blocks one at a time
+      {"1, 2, 9, 9, 16", "2, 2, 1, 1, 16, 16", "strides=[2, 2]"},        // every other position
+      {"1, 2, 6, 5, 16", "3, 2, 1, 1, 16, 16", "padding=[1, 1, 1, 1]"},  // a padded copy
+      {"1, 4, 14, 14, 16", "8, 4, 1, 1, 16, 16", ""},                    // 14 x 2 or 7 x 4
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.data + " * " + c.weight + " " + c.attrs);
+    const std::string source =
+        expect_compiled_matches_interpreter(conv_fn(c.data, c.weight, c.attrs), reduction_tolerance());
+    EXPECT_NE(source.find(kTileCall), std::string::npos) << source;
+  }
+}
+
+TEST(NnConv1x1Blocked, FusedBiasClipAndResidualAdd) {
+  if (!find_strategy(OpRegistry::global().get("clip"))) GTEST_SKIP() << "clip has no compute";
+  // The residual add reads the output tile the tail writes; the bias broadcasts per channel.
+  const std::string fn = "fn (%x: " + tensor("1, 3, 7, 12, 16") + ", %w: " + tensor("6, 3, 1, 1, 16, 16") +
+                         ", %b: " + tensor("1, 6, 1, 1, 16") + ", %r: " + tensor("1, 6, 7, 12, 16") +
+                         ", Primitive=1) { %0 = " + blocked_conv("") +
+                         "; %1 = add(%0, %b); %2 = clip(%1, a_min=0f, a_max=6f); add(%2, %r) }";
+  const std::string source = expect_compiled_matches_interpreter(fn, reduction_tolerance());
+  EXPECT_NE(source.find(kTileCall), std::string::npos) << source;
+}
+
+TEST(NnConv1x1Blocked, OtherWindowsAndDtypesKeepTheGeneratedTiles) {
+  const std::string three = expect_compiled_matches_interpreter(
+      conv_fn("1, 2, 6, 7, 16", "2, 2, 3, 3, 16, 16", "padding=[1, 1, 1, 1]"), reduction_tolerance());
+  EXPECT_EQ(three.find(kTileCall), std::string::npos);
+  const std::string wide = expect_compiled_matches_interpreter(
+      conv_fn("1, 2, 4, 5, 16", "2, 2, 1, 1, 16, 16", "", "float64"), reduction_tolerance());
+  EXPECT_EQ(wide.find(kTileCall), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kiln
