@@ -7,13 +7,13 @@
 #include <cmath>
 #include <string>
 
+#include "backend/blocked_build_test_util.h"
 #include "kiln/backend/build.h"
 #include "kiln/frontend/onnx.h"
 #include "kiln/interp/interpreter.h"
 #include "kiln/ir/parser.h"
 #include "kiln/runtime/graph_executor.h"
 #include "op/numpy_ref.h"
-#include "runtime/runtime_test_util.h"
 
 namespace kiln::testing {
 namespace {
@@ -35,27 +35,13 @@ TEST(Conv1x1Build, InvertedResidualOnTwoThreadsMatchesTheInterpreter) {
   const NDArray x = sample_tensor({1, 32, 28, 11}, 6);
   const NDArray want = interpret(mod, "main", {Value(x)}).tensor();
 
-  BuildOptions options;
-  options.passes.opt_level = 3;
-  options.passes.options["AlterOpLayout"].set("force", AttrValue(true));
-  BuiltModel built = build(mod, {}, {"x"}, {"y"}, options);
+  const BuiltModel built = build_blocked(mod);
   size_t calls = 0;
   for (size_t at = built.kernels_c.find("kiln_conv1x1_nchwc_f32("); at != std::string::npos;
        at = built.kernels_c.find("kiln_conv1x1_nchwc_f32(", at + 1))
     ++calls;
   EXPECT_GE(calls, 3u) << built.kernels_c;
-
-  runtime_test::TempDir dir;
-  write_artifact(built, dir.file("m.kiln"));
-  GraphExecutor executor(Artifact::load(dir.file("m.kiln")), /*num_threads=*/2);
-  executor.set_input("x", x);
-  executor.run();
-  const NDArray got = executor.get_output(0);
-  ASSERT_EQ(got.shape(), want.shape());
-  int64_t bad = 0;
-  for (int64_t i = 0; i < want.numel(); ++i)
-    if (std::fabs(got.at(i) - want.at(i)) > 1e-4 + 1e-4 * std::fabs(want.at(i)) && bad++ < 5)
-      ADD_FAILURE() << "element " << i << ": want " << want.at(i) << ", got " << got.at(i);
+  expect_all_close(run_artifact(built, x, /*threads=*/2), want, 1e-4, 1e-4);
 }
 
 }  // namespace

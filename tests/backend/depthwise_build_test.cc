@@ -7,13 +7,13 @@
 #include <cmath>
 #include <string>
 
+#include "backend/blocked_build_test_util.h"
 #include "kiln/backend/build.h"
 #include "kiln/frontend/onnx.h"
 #include "kiln/interp/interpreter.h"
 #include "kiln/ir/parser.h"
 #include "kiln/runtime/graph_executor.h"
 #include "op/numpy_ref.h"
-#include "runtime/runtime_test_util.h"
 
 namespace kiln::testing {
 namespace {
@@ -41,22 +41,9 @@ TEST(DepthwiseBuild, BlockedDepthwiseLayersMatchTheInterpreterOnTwoThreads) {
   const NDArray input = sample_tensor(x, 5);
   const NDArray want = interpret(mod, "main", {Value(input)}).tensor();
 
-  BuildOptions options;
-  options.passes.opt_level = 3;
-  options.passes.options["AlterOpLayout"].set("force", AttrValue(true));
-  BuiltModel built = build(mod, {}, {"x"}, {"y"}, options);
+  const BuiltModel built = build_blocked(mod);
   EXPECT_NE(built.kernels_c.find("kiln_dwconv_row_f32("), std::string::npos);
-  runtime_test::TempDir dir;
-  write_artifact(built, dir.file("m.kiln"));
-  GraphExecutor executor(Artifact::load(dir.file("m.kiln")), /*num_threads=*/2);
-  executor.set_input("x", input);
-  executor.run();
-  const NDArray got = executor.get_output(0);
-  ASSERT_EQ(got.shape(), want.shape());
-  int64_t bad = 0;
-  for (int64_t i = 0; i < want.numel(); ++i)
-    if (std::fabs(got.at(i) - want.at(i)) > 1e-5 + 1e-4 * std::fabs(want.at(i)) && bad++ < 5)
-      ADD_FAILURE() << "element " << i << ": want " << want.at(i) << ", got " << got.at(i);
+  expect_all_close(run_artifact(built, input, /*threads=*/2), want, 1e-5, 1e-4);
 }
 
 }  // namespace
