@@ -1,8 +1,9 @@
 // Blocked 1x1 convolutions (NCHW16c data, OIHW16i16o weight) on the hand-written tile
 // kiln_conv1x1_nchwc_f32: the generated kernel calls it and matches the interpreter for output
 // channel blocks in groups of 1-4, widths the tile does not divide (a wider computed width), stride
-// 2, padding, batch 2, and with bias, clip and a residual add fused after it. Other dtypes and
-// windows keep the generated tiles.
+// 2, padding, batch 2, and with bias, clip and a residual add fused after it; larger windows
+// (3x3, strided, 1x7 / 7x1, dilated, 5x5) as one tile per tap. Other dtypes keep the generated
+// tiles.
 #include <gtest/gtest.h>
 
 #include "kiln/op/strategy.h"
@@ -69,10 +70,28 @@ TEST(NnConv1x1Blocked, FusedBiasClipAndResidualAdd) {
   EXPECT_NE(source.find(kTileCall), std::string::npos) << source;
 }
 
-TEST(NnConv1x1Blocked, OtherWindowsAndDtypesKeepTheGeneratedTiles) {
-  const std::string three = expect_compiled_matches_interpreter(
-      conv_fn("1, 2, 6, 7, 16", "2, 2, 3, 3, 16, 16", "padding=[1, 1, 1, 1]"), reduction_tolerance());
-  EXPECT_EQ(three.find(kTileCall), std::string::npos);
+// Larger windows sum one 1x1 tile per tap (kiln_conv_nchwc_f32) over the padded copy.
+TEST(NnConv1x1Blocked, WindowsSumTheTileOverTheirTaps) {
+  struct Case {
+    std::string data, weight, attrs;
+  };
+  const std::vector<Case> cases = {
+      {"1, 2, 6, 7, 16", "2, 2, 3, 3, 16, 16", "padding=[1, 1, 1, 1]"},
+      {"1, 3, 9, 11, 16", "4, 3, 3, 3, 16, 16", "strides=[2, 2], padding=[1, 1, 1, 1]"},
+      {"1, 2, 7, 17, 16", "3, 2, 1, 7, 16, 16", "padding=[0, 3, 0, 3]"},  // Inception's 1x7
+      {"2, 1, 9, 5, 16", "2, 1, 7, 1, 16, 16", "padding=[3, 0, 3, 0]"},   // and 7x1, batch 2
+      {"1, 2, 11, 12, 16", "2, 2, 3, 3, 16, 16", "padding=[2, 2, 2, 2], dilation=[2, 2]"},
+      {"1, 1, 6, 8, 16", "3, 1, 5, 5, 16, 16", "padding=[2, 1, 2, 1]"},  // uneven padding
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.data + " * " + c.weight + " " + c.attrs);
+    const std::string source =
+        expect_compiled_matches_interpreter(conv_fn(c.data, c.weight, c.attrs), reduction_tolerance());
+    EXPECT_NE(source.find("kiln_conv_nchwc_f32("), std::string::npos) << source;
+  }
+}
+
+TEST(NnConv1x1Blocked, OtherDtypesKeepTheGeneratedTiles) {
   const std::string wide = expect_compiled_matches_interpreter(
       conv_fn("1, 2, 4, 5, 16", "2, 2, 1, 1, 16, 16", "", "float64"), reduction_tolerance());
   EXPECT_EQ(wide.find(kTileCall), std::string::npos);

@@ -1283,6 +1283,22 @@ static inline int32_t kiln_conv1x1_nchwc_f32(int64_t rows, int64_t blocks, int64
 
 #endif
 
+/* kiln_conv_nchwc_f32: the same tile for a kh x kw window, as the sum of kh * kw 1x1 tiles: tap
+ * (r, q) reads the data r * d_tap_row + q * d_tap_col floats on (the dilated rows and columns of
+ * a padded copy) and its weights r * w_tap_row + q * w_tap_col floats on (OIHW16i16o: one 16 x 16
+ * matrix per tap). The accumulators pass through memory once per tap, against cb * 16 of their
+ * multiply-adds each. */
+static inline __attribute__((always_inline)) int32_t kiln_conv_nchwc_f32(
+    int64_t rows, int64_t blocks, int64_t stride, int64_t cb, int64_t kh, int64_t kw, const float* KILN_RESTRICT d,
+    int64_t d_block, int64_t d_tap_row, int64_t d_tap_col, const float* KILN_RESTRICT w, int64_t w_in, int64_t w_out,
+    int64_t w_tap_row, int64_t w_tap_col, float* KILN_RESTRICT c, int64_t c_block) {
+  for (int64_t r = 0; r < kh; ++r)
+    for (int64_t q = 0; q < kw; ++q)
+      kiln_conv1x1_nchwc_f32(rows, blocks, stride, cb, d + r * d_tap_row + q * d_tap_col, d_block,
+                             w + r * w_tap_row + q * w_tap_col, w_in, w_out, c, c_block);
+  return 0;
+}
+
 /* ---- Depthwise convolution rows (blocked layout) ----------------------------------------------
  * kiln_dwconv_row_f32 adds one output row of one channel block of a depthwise convolution to
  * `out` (ow positions x `lanes` channels, contiguous): out[x][c] += sum over taps (r, q) of

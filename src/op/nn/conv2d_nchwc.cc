@@ -4,9 +4,10 @@
 // depthwise convolution, weight OIHW1i{x}o, over the taps alone); the
 // schedule keeps a tile of output positions x one channel block of accumulators in registers
 // and runs the innermost loop over the output channel block, y contiguous floats of weight and
-// output, so the C compiler turns it into one vector multiply and add per position. A float32 1x1
-// convolution in blocks of 16 instead runs the hand-written tile kiln_conv1x1_nchwc_f32 over
-// several output channel blocks at once, each input broadcast feeding one multiply-add per block.
+// output, so the C compiler turns it into one vector multiply and add per position. A float32
+// convolution in blocks of 16 instead runs the hand-written tile kiln_conv1x1_nchwc_f32 (per tap:
+// kiln_conv_nchwc_f32) over several output channel blocks at once, each input broadcast feeding
+// one multiply-add per block.
 #include <algorithm>
 
 #include "kiln/attrs/layout.h"
@@ -185,25 +186,25 @@ void depthwise_rows_schedule(const ScheduleInput& in, const BlockedShape& s) {
   conv.tensorize(conv.axis(3), depthwise_row_intrin(s, op->inputs.at(0), op->inputs.at(1)));
 }
 
-// The register tile of kiln_conv1x1_nchwc_f32: `positions` (a divisor of the computed width)
-// x `blocks` output channel blocks (a divisor of their count); blocks == 0: not a 1x1 convolution
-// the tile computes.
-struct PointwiseTile {
+// The register tile of kiln_conv1x1_nchwc_f32 / kiln_conv_nchwc_f32: `positions` (a divisor of
+// the computed width) x `blocks` output channel blocks (a divisor of their count); blocks == 0: not
+// a convolution the tile computes.
+struct BlockTile {
   int64_t positions = 0, blocks = 0;
 };
 
-bool pointwise_tiles_apply(const BlockedShape& s, const ConvLayoutChoice& blocks) {
-  return !blocks.depthwise && s.kh == 1 && s.kw == 1 && s.x == 16 && s.y == 16 && s.dtype == DType::kFloat32 &&
-         s.out_dtype == DType::kFloat32 && s.strides.w <= 2;
+bool block_tiles_apply(const BlockedShape& s, const ConvLayoutChoice& blocks) {
+  return !blocks.depthwise && s.x == 16 && s.y == 16 && s.dtype == DType::kFloat32 && s.out_dtype == DType::kFloat32 &&
+         s.strides.w <= 2;
 }
 
 // Each step of the tile loads positions + blocks vectors for positions x blocks multiply-adds:
 // the tile with the fewest loads per multiply-add whose accumulators fit in 28 of the 32 vector
 // registers (measured on AVX-512, cache-resident: 7x4, 8x3, 7x3 at 92-95% of peak, 14x2 at
 // 88-91%, 14x1 at 78-86%), the larger one on a tie.
-PointwiseTile pointwise_tile(const BlockedShape& s, const ConvLayoutChoice& blocks, int64_t width) {
-  PointwiseTile best;
-  if (!pointwise_tiles_apply(s, blocks)) return best;
+BlockTile block_tile(const BlockedShape& s, const ConvLayoutChoice& blocks, int64_t width) {
+  BlockTile best;
+  if (!block_tiles_apply(s, blocks)) return best;
   constexpr int64_t kAccumulators = 28;
   auto loads_per_fma = [](int64_t r, int64_t b) { return static_cast<double>(r + b) / static_cast<double>(r * b); };
   for (int64_t b = 1; b <= KILN_CONV1X1_MAX_BLOCKS; ++b) {
@@ -222,36 +223,50 @@ PointwiseTile pointwise_tile(const BlockedShape& s, const ConvLayoutChoice& bloc
 
 // The accumulation of one tile as a call of kiln_conv1x1_nchwc_f32; `desc` repeats the
 // compute's sum for one tile (positions, blocks) so tensorize can match it.
-te::TensorIntrin pointwise_tile_intrin(const BlockedShape& s, const PointwiseTile& tile, const te::Tensor& src,
-                                       const te::Tensor& weight) {
+te::TensorIntrin block_tile_intrin(const BlockedShape& s, const BlockTile& tile, const te::Tensor& src,
+                                   const te::Tensor& weight) {
   te::Tensor src_tile = te::placeholder(src.shape(), s.dtype, "D_tile");
   te::Tensor weight_tile = te::placeholder(weight.shape(), s.dtype, "W_tile");
-  te::IterVar ico = te::reduce_axis(s.cb, "ico"), r = te::reduce_axis(1, "ry"), q = te::reduce_axis(1, "rx"),
+  te::IterVar ico = te::reduce_axis(s.cb, "ico"), r = te::reduce_axis(s.kh, "ry"), q = te::reduce_axis(s.kw, "rx"),
               ici = te::reduce_axis(s.x, "ici");
   te::Tensor desc = te::compute({1, tile.blocks, 1, tile.positions, s.y}, "C_tile", [&](const te::Indices& i) {
     PrimExpr y = i[2] * s.strides.h + PrimExpr(r) * s.dilation.h, x = i[3] * s.strides.w + PrimExpr(q) * s.dilation.w;
     return te::sum(src_tile(i[0], ico, y, x, ici) * weight_tile(i[1], ico, r, q, ici, i[4]), {ico, r, q, ici});
   });
-  const int64_t cb = s.cb, stride = s.strides.w;
-  auto emit = [tile, cb, stride](const std::vector<te::BufferSlice>& in, const te::BufferSlice& out) -> tir::Stmt {
+  auto emit = [tile, s](const std::vector<te::BufferSlice>& in, const te::BufferSlice& out) -> tir::Stmt {
     const te::BufferSlice& data = in.at(0);
     const te::BufferSlice& w = in.at(1);
     // The kernel's contract: 16 channels per position, 16 output channels per weight row.
     check_invariant(data.stride(3) == 16 && w.stride(4) == 16 && out.stride(3) == 16,
-                    "kiln_conv1x1_nchwc_f32: the tile's buffers are not packed by positions of 16 channels");
-    return tir::Evaluate{tir::extern_call(
-        "kiln_conv1x1_nchwc_f32", {PrimExpr(tile.positions), PrimExpr(tile.blocks), PrimExpr(stride), PrimExpr(cb),
-                                   data.pointer(), PrimExpr(data.stride(1)), w.pointer(), PrimExpr(w.stride(1)),
-                                   PrimExpr(w.stride(0)), out.pointer(), PrimExpr(out.stride(1))})};
+                    "kiln_conv_nchwc_f32: the tile's buffers are not packed by positions of 16 channels");
+    std::vector<PrimExpr> args = {PrimExpr(tile.positions), PrimExpr(tile.blocks), PrimExpr(s.strides.w),
+                                  PrimExpr(s.cb)};
+    if (s.kh * s.kw > 1)
+      for (int64_t window : {s.kh, s.kw}) args.push_back(PrimExpr(window));
+    args.push_back(data.pointer());
+    args.push_back(PrimExpr(data.stride(1)));
+    if (s.kh * s.kw > 1) {
+      args.push_back(PrimExpr(s.dilation.h * data.stride(2)));
+      args.push_back(PrimExpr(s.dilation.w * data.stride(3)));
+    }
+    for (PrimExpr e : {w.pointer(), PrimExpr(w.stride(1)), PrimExpr(w.stride(0))}) args.push_back(e);
+    if (s.kh * s.kw > 1) {
+      args.push_back(PrimExpr(w.stride(2)));
+      args.push_back(PrimExpr(w.stride(3)));
+    }
+    args.push_back(out.pointer());
+    args.push_back(PrimExpr(out.stride(1)));
+    const char* kernel = s.kh * s.kw > 1 ? "kiln_conv_nchwc_f32" : "kiln_conv1x1_nchwc_f32";
+    return tir::Evaluate{tir::extern_call(kernel, args)};
   };
-  return te::TensorIntrin{cat("conv1x1_tile_", tile.positions, "x", tile.blocks), desc, emit};
+  return te::TensorIntrin{cat("conv_tile_", s.kh, "x", s.kw, "_", tile.positions, "x", tile.blocks), desc, emit};
 }
 
 // Tiles of `tile.positions` x `tile.blocks` of the written stage, tasks over (n, block group,
 // output row), each tile's accumulators computed by one call before the stage's element-wise
 // tail reads them.
-void schedule_pointwise_tiles(const ScheduleInput& in, const BlockedShape& s, const PointwiseTile& tile,
-                              const te::Tensor& tile_out, const te::Tensor& acc, const te::Tensor& src, int64_t work) {
+void schedule_block_tiles(const ScheduleInput& in, const BlockedShape& s, const BlockTile& tile,
+                          const te::Tensor& tile_out, const te::Tensor& acc, const te::Tensor& src, int64_t work) {
   te::Stage& t = in.schedule[tile_out];
   auto [bo, bi] = t.split(t.axis(1), tile.blocks);
   auto [wo, wi] = t.split(t.axis(3), tile.positions);
@@ -265,7 +280,7 @@ void schedule_pointwise_tiles(const ScheduleInput& in, const BlockedShape& s, co
   std::vector<te::IterVar> order = a.op()->axis;
   order.insert(order.end(), a.op()->reduce_axis.begin(), a.op()->reduce_axis.end());
   a.reorder(order);
-  a.tensorize(order.front(), pointwise_tile_intrin(s, tile, src, in.call.args.at(1)));
+  a.tensorize(order.front(), block_tile_intrin(s, tile, src, in.call.args.at(1)));
 }
 
 }  // namespace
@@ -392,8 +407,8 @@ void blocked_conv2d_schedule(const ScheduleInput& in, const Conv2DAttrs& attrs, 
 
   const int64_t work = s.n * s.ob * s.y * s.oh * s.ow * (blocks.depthwise ? 1 : s.cb * s.x) * s.kh * s.kw;
   const WidthTiling tiling = width_tiling(s, blocks);
-  if (const PointwiseTile tile = pointwise_tile(s, blocks, tiling.width); tile.blocks > 0) {
-    schedule_pointwise_tiles(in, s, tile, tile_out, acc, src.defined() ? src : in.call.args.at(0), work);
+  if (const BlockTile tile = block_tile(s, blocks, tiling.width); tile.blocks > 0) {
+    schedule_block_tiles(in, s, tile, tile_out, acc, src.defined() ? src : in.call.args.at(0), work);
     return;
   }
   te::Stage& t = in.schedule[tile_out];
