@@ -12,8 +12,9 @@
 // for 49). With few tiles per weight (7x7 planes of 512 channels: 4 tiles) the weight's traffic
 // and the waste outweigh the saved arithmetic (measured on one core: 2.6 ms against 2.9 direct,
 // not worth the accuracy), so a convolution is rewritten only when it has at least `min_tiles`
-// tiles and at least one tile per `channels_per_tile` input channels (ResNet's 56x56x64,
-// 28x28x128 and 14x14x256 layers: 2.0-2.7x faster than direct; options of the same names;
+// tiles and at least one tile per `channels_per_tile` input channels (ResNet's 56x56x64 and
+// 28x28x128 layers: 1.5-1.6x faster than the direct tile; its 14x14x256 ones, 16 tiles for 256
+// channels, ran at 57% of the peak in effective GFLOP/s against 86% direct; options of the same names;
 // `force` rewrites every convolution that qualifies by shape). Data of one channel per block
 // (NCHW1c: a 3-channel image stem) stays direct: transforming its tiles costs about as much as
 // the few products per tile it saves (U-Net's 256x256x3 stem: 13 GFLOP/s effective).

@@ -375,6 +375,21 @@ TEST(NnCompute, BlockedPools) {
       reduction_tolerance());
 }
 
+// A padded window over blocked data reads a padded copy made row by row (no bounds test per tap,
+// so the channel loop vectorises); padding never wins a maximum, even over negative data.
+TEST(NnCompute, BlockedPaddedPoolReadsAPaddedCopy) {
+  for (const std::string layout : {"NCHW16c", "NCHW8c"}) {
+    SCOPED_TRACE(layout);
+    const std::string block = layout == "NCHW16c" ? "16" : "8";
+    const std::string source = expect_compiled_matches_interpreter(
+        "fn (%x: Tensor[(1, 2, 13, 14, " + block +
+        "), float32], Primitive=1) { %0 = negative(%x); "
+        "nn.max_pool2d(%0, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1], layout=\"" +
+        layout + "\") }");
+    EXPECT_NE(source.find("_data["), std::string::npos) << source;
+  }
+}
+
 TEST(NnCompute, PoolFusedWithElementwise) {
   if (!has_computes({"nn.relu"})) GTEST_SKIP() << "nn.relu has no compute yet";
   expect_compiled_matches_interpreter(

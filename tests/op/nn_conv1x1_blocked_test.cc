@@ -91,6 +91,16 @@ TEST(NnConv1x1Blocked, WindowsSumTheTileOverTheirTaps) {
   }
 }
 
+// An image stem: data of one channel per block (NCHW1c, 3 channels), a 7x7 window with stride 2,
+// runs the same tile with one lane per input step.
+TEST(NnConv1x1Blocked, NarrowInputBlocksRunTheWindowTile) {
+  const std::string fn = "fn (%x: " + tensor("1, 3, 23, 20, 1") + ", %w: " + tensor("2, 3, 7, 7, 1, 16") +
+                         ", Primitive=1) { nn.conv2d(%x, %w, strides=[2, 2], padding=[3, 3, 3, 3], "
+                         "data_layout=\"NCHW1c\", kernel_layout=\"OIHW1i16o\", out_layout=\"NCHW16c\") }";
+  const std::string source = expect_compiled_matches_interpreter(fn, reduction_tolerance());
+  EXPECT_NE(source.find("kiln_conv_nchwc_f32("), std::string::npos) << source;
+}
+
 TEST(NnConv1x1Blocked, OtherDtypesKeepTheGeneratedTiles) {
   const std::string wide = expect_compiled_matches_interpreter(
       conv_fn("1, 2, 4, 5, 16", "2, 2, 1, 1, 16, 16", "", "float64"), reduction_tolerance());

@@ -1203,17 +1203,23 @@ static inline int32_t kiln_conv2d_winograd_f32(int64_t n, int64_t cb, int64_t h,
   return kiln_rec_parallel((s.tiles + s.block - 1) / s.block, kiln_wino_task, &s);
 }
 
-/* ----- 1x1 convolution tiles in the blocked layouts (src/op/nn/conv2d_nchwc.cc) -----
- * kiln_conv1x1_nchwc_f32 accumulates `rows` output positions x `blocks` output channel blocks of a
- * 1x1 convolution over data NCHW16c, weight OIHW16i16o, output NCHW16c:
- *   C[b * c_block + r * 16 + l] += sum over ic < cb, i < 16 of
- *       D[ic * d_block + r * 16 * stride + i] * W[b * w_out + ic * w_in + i * 16 + l]
- * for r < rows <= KILN_CONV1X1_MAX_ROWS, b < blocks <= KILN_CONV1X1_MAX_BLOCKS, l < 16. The
- * generated code passes rows, blocks and stride as literals: once the always-inline kernel is
- * inlined they are constants, so the rows x blocks accumulators are named registers (GCC keeps
- * arrays of vectors on the stack) and the positions' offsets are displacements. Each step of the
- * reduction loads the blocks' weight vectors once and each position's input once for
- * rows x blocks FMAs, where the one-block tile of the generated code loads one input per FMA. */
+/* ----- Convolution tiles in the blocked layouts (src/op/nn/conv2d_nchwc.cc) -----
+ * kiln_conv_nchwc_f32 accumulates `rows` output positions x `blocks` output channel blocks of a
+ * kh x kw convolution over data NCHW{lanes}c, weight OIHW{lanes}i16o, output NCHW16c:
+ *   C[b * c_block + r * 16 + l] += sum over ic < cb, taps (ty, tx), i < lanes of
+ *       D[ic * d_block + r * lanes * stride + ty * d_tap_row + tx * d_tap_col + i]
+ *         * W[b * w_out + ic * w_in + ty * w_tap_row + tx * w_tap_col + i * 16 + l]
+ * for r < rows <= KILN_CONV1X1_MAX_ROWS, b < blocks <= KILN_CONV1X1_MAX_BLOCKS,
+ * l < 16. d_tap_row / d_tap_col are the dilated rows and columns of a padded copy. The generated
+ * code passes rows, blocks, stride, lanes and the window as literals: once the
+ * always-inline kernel is inlined they are constants, so the rows x blocks accumulators are named
+ * registers (GCC keeps arrays of vectors on the stack) and the positions' offsets are
+ * displacements. Each step of the reduction loads the blocks' weight vectors once and each
+ * position's input once for rows x blocks FMAs; the accumulators stay in registers over all input
+ * blocks and taps, and per input block the taps' weights are one contiguous run (read in order,
+ * prefetched KILN_CONV_PREFETCH_AHEAD floats ahead: a layer's weights come from memory once per
+ * run, and the hardware prefetcher stops at every page). kiln_conv1x1_nchwc_f32 is the 1x1 window
+ * of 16-lane data. Both return 0. */
 #define KILN_CONV1X1_MAX_ROWS 14
 #define KILN_CONV1X1_MAX_BLOCKS 4
 
@@ -1237,45 +1243,63 @@ static inline int32_t kiln_conv2d_winograd_f32(int64_t n, int64_t cb, int64_t h,
   if (KILN_CONV1X1_LIVE(b, r)) acc##b##_##r = _mm512_fmadd_ps(_mm512_set1_ps(dc[(r)*step + i]), w##b, acc##b##_##r);
 #define KILN_CONV1X1_STORE(b, r) \
   if (KILN_CONV1X1_LIVE(b, r)) _mm512_storeu_ps(c + (b)*c_block + (r)*16, acc##b##_##r);
-
-static inline __attribute__((always_inline)) int32_t kiln_conv1x1_nchwc_f32(
-    int64_t rows, int64_t blocks, int64_t stride, int64_t cb, const float* KILN_RESTRICT d, int64_t d_block,
-    const float* KILN_RESTRICT w, int64_t w_in, int64_t w_out, float* KILN_RESTRICT c, int64_t c_block) {
-  const int64_t step = 16 * stride;
-  KILN_CONV1X1_FOR_TILE(KILN_CONV1X1_LOAD)
-  for (int64_t ic = 0; ic < cb; ++ic) {
-    const float* KILN_RESTRICT dc = d + ic * d_block;
-    const float* KILN_RESTRICT wc = w + ic * w_in;
-    for (int i = 0; i < 16; ++i) {
-      /* Blocks past `blocks` reuse block 0's vector: their FMAs are dead code. */
-      const __m512 w0 = _mm512_loadu_ps(wc + i * 16);
-      const __m512 w1 = blocks > 1 ? _mm512_loadu_ps(wc + w_out + i * 16) : w0;
-      const __m512 w2 = blocks > 2 ? _mm512_loadu_ps(wc + 2 * w_out + i * 16) : w0;
-      const __m512 w3 = blocks > 3 ? _mm512_loadu_ps(wc + 3 * w_out + i * 16) : w0;
-      KILN_CONV1X1_FOR_TILE(KILN_CONV1X1_FMA)
-    }
+#ifndef KILN_CONV_PREFETCH_AHEAD
+#define KILN_CONV_PREFETCH_AHEAD 1024
+#endif
+#define KILN_CONV_PREFETCH_WEIGHTS(p)                                          \
+  {                                                                            \
+    _mm_prefetch((const char*)(p), _MM_HINT_T0);                               \
+    if (blocks > 1) _mm_prefetch((const char*)((p) + w_out), _MM_HINT_T0);     \
+    if (blocks > 2) _mm_prefetch((const char*)((p) + 2 * w_out), _MM_HINT_T0); \
+    if (blocks > 3) _mm_prefetch((const char*)((p) + 3 * w_out), _MM_HINT_T0); \
   }
+
+static inline __attribute__((always_inline)) int32_t kiln_conv_nchwc_f32(
+    int64_t rows, int64_t blocks, int64_t stride, int64_t cb, int64_t lanes, int64_t kh, int64_t kw,
+    const float* KILN_RESTRICT d, int64_t d_block, int64_t d_tap_row, int64_t d_tap_col, const float* KILN_RESTRICT w,
+    int64_t w_in, int64_t w_out, int64_t w_tap_row, int64_t w_tap_col, float* KILN_RESTRICT c, int64_t c_block) {
+  const int64_t step = lanes * stride;
+  KILN_CONV1X1_FOR_TILE(KILN_CONV1X1_LOAD)
+  for (int64_t ic = 0; ic < cb; ++ic)
+    for (int64_t ty = 0; ty < kh; ++ty)
+      for (int64_t tx = 0; tx < kw; ++tx) {
+        const float* KILN_RESTRICT dc = d + ic * d_block + ty * d_tap_row + tx * d_tap_col;
+        const float* KILN_RESTRICT wc = w + ic * w_in + ty * w_tap_row + tx * w_tap_col;
+        for (int64_t i = 0; i < lanes; ++i) {
+          /* Blocks past `blocks` reuse block 0's vector: their FMAs are dead code. */
+          const __m512 w0 = _mm512_loadu_ps(wc + i * 16);
+          const __m512 w1 = blocks > 1 ? _mm512_loadu_ps(wc + w_out + i * 16) : w0;
+          const __m512 w2 = blocks > 2 ? _mm512_loadu_ps(wc + 2 * w_out + i * 16) : w0;
+          const __m512 w3 = blocks > 3 ? _mm512_loadu_ps(wc + 3 * w_out + i * 16) : w0;
+          KILN_CONV1X1_FOR_TILE(KILN_CONV1X1_FMA)
+          KILN_CONV_PREFETCH_WEIGHTS(wc + i * 16 + KILN_CONV_PREFETCH_AHEAD)
+        }
+      }
   KILN_CONV1X1_FOR_TILE(KILN_CONV1X1_STORE)
   return 0;
 }
 
 #else /* AVX2 and portable: the same contract, one 16-lane accumulator at a time, left to the compiler */
 
-static inline int32_t kiln_conv1x1_nchwc_f32(int64_t rows, int64_t blocks, int64_t stride, int64_t cb,
-                                             const float* KILN_RESTRICT d, int64_t d_block,
-                                             const float* KILN_RESTRICT w, int64_t w_in, int64_t w_out,
-                                             float* KILN_RESTRICT c, int64_t c_block) {
+static inline int32_t kiln_conv_nchwc_f32(int64_t rows, int64_t blocks, int64_t stride, int64_t cb, int64_t lanes,
+                                          int64_t kh, int64_t kw, const float* KILN_RESTRICT d, int64_t d_block,
+                                          int64_t d_tap_row, int64_t d_tap_col, const float* KILN_RESTRICT w,
+                                          int64_t w_in, int64_t w_out, int64_t w_tap_row, int64_t w_tap_col,
+                                          float* KILN_RESTRICT c, int64_t c_block) {
   for (int64_t b = 0; b < blocks; ++b)
     for (int64_t r = 0; r < rows; ++r) {
       float acc[16];
       float* KILN_RESTRICT out = c + b * c_block + r * 16;
+      const float* KILN_RESTRICT dr = d + r * lanes * stride;
       for (int l = 0; l < 16; ++l) acc[l] = out[l];
       for (int64_t ic = 0; ic < cb; ++ic)
-        for (int i = 0; i < 16; ++i) {
-          const float v = d[ic * d_block + r * 16 * stride + i];
-          const float* KILN_RESTRICT wv = w + b * w_out + ic * w_in + i * 16;
-          for (int l = 0; l < 16; ++l) acc[l] += v * wv[l];
-        }
+        for (int64_t ty = 0; ty < kh; ++ty)
+          for (int64_t tx = 0; tx < kw; ++tx)
+            for (int64_t i = 0; i < lanes; ++i) {
+              const float v = dr[ic * d_block + ty * d_tap_row + tx * d_tap_col + i];
+              const float* KILN_RESTRICT wv = w + b * w_out + ic * w_in + ty * w_tap_row + tx * w_tap_col + i * 16;
+              for (int l = 0; l < 16; ++l) acc[l] += v * wv[l];
+            }
       for (int l = 0; l < 16; ++l) out[l] = acc[l];
     }
   return 0;
@@ -1283,20 +1307,10 @@ static inline int32_t kiln_conv1x1_nchwc_f32(int64_t rows, int64_t blocks, int64
 
 #endif
 
-/* kiln_conv_nchwc_f32: the same tile for a kh x kw window, as the sum of kh * kw 1x1 tiles: tap
- * (r, q) reads the data r * d_tap_row + q * d_tap_col floats on (the dilated rows and columns of
- * a padded copy) and its weights r * w_tap_row + q * w_tap_col floats on (OIHW16i16o: one 16 x 16
- * matrix per tap). The accumulators pass through memory once per tap, against cb * 16 of their
- * multiply-adds each. */
-static inline __attribute__((always_inline)) int32_t kiln_conv_nchwc_f32(
-    int64_t rows, int64_t blocks, int64_t stride, int64_t cb, int64_t kh, int64_t kw, const float* KILN_RESTRICT d,
-    int64_t d_block, int64_t d_tap_row, int64_t d_tap_col, const float* KILN_RESTRICT w, int64_t w_in, int64_t w_out,
-    int64_t w_tap_row, int64_t w_tap_col, float* KILN_RESTRICT c, int64_t c_block) {
-  for (int64_t r = 0; r < kh; ++r)
-    for (int64_t q = 0; q < kw; ++q)
-      kiln_conv1x1_nchwc_f32(rows, blocks, stride, cb, d + r * d_tap_row + q * d_tap_col, d_block,
-                             w + r * w_tap_row + q * w_tap_col, w_in, w_out, c, c_block);
-  return 0;
+static inline __attribute__((always_inline)) int32_t kiln_conv1x1_nchwc_f32(
+    int64_t rows, int64_t blocks, int64_t stride, int64_t cb, const float* KILN_RESTRICT d, int64_t d_block,
+    const float* KILN_RESTRICT w, int64_t w_in, int64_t w_out, float* KILN_RESTRICT c, int64_t c_block) {
+  return kiln_conv_nchwc_f32(rows, blocks, stride, cb, 16, 1, 1, d, d_block, 0, 0, w, w_in, w_out, 0, 0, c, c_block);
 }
 
 /* ---- Depthwise convolution rows (blocked layout) ----------------------------------------------

@@ -194,8 +194,8 @@ struct BlockTile {
 };
 
 bool block_tiles_apply(const BlockedShape& s, const ConvLayoutChoice& blocks) {
-  return !blocks.depthwise && s.x == 16 && s.y == 16 && s.dtype == DType::kFloat32 && s.out_dtype == DType::kFloat32 &&
-         s.strides.w <= 2;
+  return !blocks.depthwise && (s.x == 16 || s.kh * s.kw > 1) && s.y == 16 && s.dtype == DType::kFloat32 &&
+         s.out_dtype == DType::kFloat32 && s.strides.w <= 2;
 }
 
 // Each step of the tile loads positions + blocks vectors for positions x blocks multiply-adds:
@@ -237,12 +237,12 @@ te::TensorIntrin block_tile_intrin(const BlockedShape& s, const BlockTile& tile,
     const te::BufferSlice& data = in.at(0);
     const te::BufferSlice& w = in.at(1);
     // The kernel's contract: 16 channels per position, 16 output channels per weight row.
-    check_invariant(data.stride(3) == 16 && w.stride(4) == 16 && out.stride(3) == 16,
-                    "kiln_conv_nchwc_f32: the tile's buffers are not packed by positions of 16 channels");
+    check_invariant(data.stride(3) == s.x && w.stride(4) == 16 && out.stride(3) == 16,
+                    "kiln_conv_nchwc_f32: the tile's buffers are not packed by positions of their channel blocks");
     std::vector<PrimExpr> args = {PrimExpr(tile.positions), PrimExpr(tile.blocks), PrimExpr(s.strides.w),
                                   PrimExpr(s.cb)};
     if (s.kh * s.kw > 1)
-      for (int64_t window : {s.kh, s.kw}) args.push_back(PrimExpr(window));
+      for (int64_t extent : {s.x, s.kh, s.kw}) args.push_back(PrimExpr(extent));
     args.push_back(data.pointer());
     args.push_back(PrimExpr(data.stride(1)));
     if (s.kh * s.kw > 1) {
