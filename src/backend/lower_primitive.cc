@@ -159,9 +159,12 @@ class Lowerer {
     return seen;
   }
 
+  // An anchor without a schedule of its own (an injective op such as concatenate) keeps nothing:
+  // left at the root, its stage would be a serial pass over memory before the group's output.
   void inline_injective_stages(te::Schedule& schedule) {
     const CallInfo* a = anchor();
-    std::unordered_set<const te::OperationNode*> keep = a ? anchor_operations(*a) : decltype(keep){};
+    std::unordered_set<const te::OperationNode*> keep =
+        a && a->strategy->schedule ? anchor_operations(*a) : decltype(keep){};
     for (const auto& stage : schedule.stages()) {
       const te::Operation& op = stage->op();
       if (op->is_placeholder || op->reduce || keep.count(op.get()) || schedule.is_output(stage->tensor())) continue;

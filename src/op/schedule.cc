@@ -27,6 +27,14 @@ constexpr int64_t kMinRowElements = 8;
 // Fewer rows than this leave the parallel loop without enough tasks; the flat schedule is used.
 constexpr int64_t kMinRows = 4;
 
+// `wanted` rows per task, or a divisor of `rows` at least half of it: a split that divides leaves no
+// bounds test inside the rows, which would keep their loops from vectorising.
+int64_t rows_per_task(int64_t rows, int64_t wanted) {
+  for (int64_t n = wanted; 2 * n >= wanted; --n)
+    if (rows % n == 0) return n;
+  return wanted;
+}
+
 // Rows of the innermost axes (joined until a row has kMinRowElements), the outer axes fused and
 // run in parallel, each row one vectorised loop. Fusing every axis would make each element divide
 // the flat index back into all its coordinates (concat, slice, transpose, broadcast operands):
@@ -45,7 +53,7 @@ bool schedule_injective_rows(te::Stage& stage, const std::vector<te::IterVar>& l
   for (size_t i = first_row_axis + 1; i < leaves.size(); ++i) inner = stage.fuse(inner, leaves[i]);
   stage.vectorize(inner);
   if (rows * row < kMinParallelElements) return true;
-  auto [task, rest] = stage.split(outer, std::max<int64_t>(1, kElementsPerTask / row));
+  auto [task, rest] = stage.split(outer, rows_per_task(rows, std::max<int64_t>(1, kElementsPerTask / row)));
   (void)rest;
   stage.parallel(task);
   return true;

@@ -9,6 +9,7 @@
 #include "kiln/tir/functor.h"
 #include "kiln/tir/printer.h"
 #include "kiln/tir/simplify.h"
+#include "kiln/tir/unswitch.h"
 
 namespace kiln::te {
 
@@ -178,7 +179,7 @@ class Lowering {
     for (auto it = scratch.rbegin(); it != scratch.rend(); ++it) body = tir::Allocate{*it, body};
     std::vector<tir::Buffer> params;
     for (const auto& t : args_) params.push_back(t.buffer());
-    return tir::simplify(tir::PrimFunc{name_, params, body});
+    return tir::unswitch_vector_loops(tir::simplify(tir::PrimFunc{name_, params, body}));
   }
 
  private:

@@ -82,6 +82,15 @@ TEST(ElementwiseCompute, BinaryBroadcasting) {
     }
 }
 
+// Rows of a large element-wise stage are split into tasks of a size that divides their count
+// (43904 rows of 16: 224 per task rather than 256), so no bounds test sits inside a task's rows.
+TEST(ElementwiseCompute, ParallelTasksDivideTheRows) {
+  const std::string source =
+      expect_compiled_matches_interpreter("fn (%x: Tensor[(1, 14, 56, 56, 16), float32], Primitive=1) { exp(%x) }");
+  EXPECT_NE(source.find("parallel_for(196,"), std::string::npos) << source;
+  EXPECT_EQ(source.find("< 43904"), std::string::npos) << source;
+}
+
 TEST(ElementwiseCompute, FloatRemainders) {
   for (const char* op : {"mod", "floor_mod"})
     for (const char* dtype : {"float32", "float64"}) {

@@ -79,6 +79,27 @@ TEST(TransformCompute, Concatenate) {
       wide_ints());
 }
 
+// DenseNet's pre-activation: a concatenation of many blocked inputs, then per-channel scale, shift
+// and relu. The concatenation is computed inside the output's rows (no scratch copy of it first),
+// and each row's choice of input is hoisted out of its vectorised loop (no select left per element).
+TEST(TransformCompute, ConcatenationOfManyInputsFusedIntoItsTail) {
+  std::string params, fields;
+  for (int k = 0; k < 10; ++k) {
+    params += "%x" + std::to_string(k) + ": Tensor[(1, " + std::to_string(1 + k % 2) + ", 5, 7, 16), float32], ";
+    fields += (k ? ", %x" : "%x") + std::to_string(k);
+  }
+  const std::string source = expect_compiled_matches_interpreter(
+      "fn (" + params + "%s: Tensor[(1, 15, 1, 1, 16), float32], %b: Tensor[(1, 15, 1, 1, 16), float32], " +
+      "Primitive=1) { %0 = (" + fields + "); %1 = concatenate(%0, axis=1); %2 = multiply(%1, %s); " +
+      "%3 = add(%2, %b); nn.relu(%3) }");
+  EXPECT_EQ(source.find("workspace_alloc"), std::string::npos) << source;
+  size_t loops = 0;
+  for (size_t at = source.find("  KILN_VECTORIZE\n"); at != std::string::npos;
+       at = source.find("  KILN_VECTORIZE\n", at + 1))
+    ++loops;
+  EXPECT_EQ(loops, 10u) << source;  // one vectorised loop per input
+}
+
 TEST(TransformCompute, PadEveryMode) {
   for (const char* mode : {"constant", "edge", "reflect"})
     for (const char* dtype : {"float32", "int32"}) {
