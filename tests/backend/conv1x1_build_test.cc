@@ -1,6 +1,6 @@
 // 1x1 convolutions built end to end on two threads: an inverted-residual block in NCHW with constant
 // weights (1x1 expansion + bias + clip, 1x1 projection + bias + residual add, and a strided 1x1)
-// goes blocked (AlterOpLayout), its 1x1 convolutions run kiln_conv1x1_nchwc_f32 with the tails fused
+// goes blocked (AlterOpLayout), its 1x1 convolutions run kiln_conv_nchwc_f32 with the tails fused
 // into their kernels, and the artifact's output matches the interpreter on the original module.
 #include <gtest/gtest.h>
 
@@ -37,8 +37,8 @@ TEST(Conv1x1Build, InvertedResidualOnTwoThreadsMatchesTheInterpreter) {
 
   const BuiltModel built = build_blocked(mod);
   size_t calls = 0;
-  for (size_t at = built.kernels_c.find("kiln_conv1x1_nchwc_f32("); at != std::string::npos;
-       at = built.kernels_c.find("kiln_conv1x1_nchwc_f32(", at + 1))
+  for (size_t at = built.kernels_c.find("kiln_conv_nchwc_f32("); at != std::string::npos;
+       at = built.kernels_c.find("kiln_conv_nchwc_f32(", at + 1))
     ++calls;
   EXPECT_GE(calls, 3u) << built.kernels_c;
   expect_all_close(run_artifact(built, x, /*threads=*/2), want, 1e-4, 1e-4);

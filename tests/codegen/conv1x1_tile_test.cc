@@ -1,4 +1,4 @@
-// The 1x1 blocked convolution tile of kiln/runtime/microkernels.h (kiln_conv1x1_nchwc_f32)
+// The 1x1 blocked convolution tile of kiln/runtime/microkernels.h (kiln_conv_nchwc_f32, one tap)
 // compiled as generated code is (CCompiler, -march=native: the AVX-512 tile on such a machine),
 // called with literal rows, blocks and stride as the schedule emits them: row counts from 1 to 14,
 // one to four output blocks, strides 1 and 2, several input channel blocks; the tile adds to what
@@ -42,11 +42,11 @@ int32_t kiln_abi_version(void) { return KILN_ABI_VERSION; }
   for (int64_t stride = 1; stride <= 2; ++stride)
     for (int64_t rows : kRows)
       for (int64_t blocks = 1; blocks <= kMaxBlocks; ++blocks)
-        s += "int32_t " + tile_name(rows, blocks, stride) + "(void* const* args) { return kiln_conv1x1_nchwc_f32(" +
+        s += "int32_t " + tile_name(rows, blocks, stride) + "(void* const* args) { return kiln_conv_nchwc_f32(" +
              std::to_string(rows) + ", " + std::to_string(blocks) + ", " + std::to_string(stride) + ", " +
-             std::to_string(kInputBlocks) + ", (const float*)args[0], " + std::to_string(kPositions * 16) +
-             ", (const float*)args[1], 256, " + std::to_string(kInputBlocks * 256) + ", (float*)args[2] + 16, " +
-             std::to_string(kOutPositions * 16) + "); }\n";
+             std::to_string(kInputBlocks) + ", 16, 1, 1, (const float*)args[0], " + std::to_string(kPositions * 16) +
+             ", 0, 0, (const float*)args[1], 256, " + std::to_string(kInputBlocks * 256) +
+             ", 0, 0, (float*)args[2] + 16, " + std::to_string(kOutPositions * 16) + "); }\n";
   return s;
 }
 

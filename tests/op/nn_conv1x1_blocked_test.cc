@@ -1,5 +1,5 @@
 // Blocked 1x1 convolutions (NCHW16c data, OIHW16i16o weight) on the hand-written tile
-// kiln_conv1x1_nchwc_f32: the generated kernel calls it and matches the interpreter for output
+// kiln_conv_nchwc_f32: the generated kernel calls it and matches the interpreter for output
 // channel blocks in groups of 1-4, widths the tile does not divide (a wider computed width), stride
 // 2, padding, batch 2, and with bias, clip and a residual add fused after it; larger windows
 // (3x3, strided, 1x7 / 7x1, dilated, 5x5) as one tile per tap. Other dtypes keep the generated
@@ -15,7 +15,7 @@ namespace {
 using testing::CompareOptions;
 using testing::expect_compiled_matches_interpreter;
 
-constexpr const char* kTileCall = "kiln_conv1x1_nchwc_f32(";
+constexpr const char* kTileCall = "kiln_conv_nchwc_f32(";
 
 CompareOptions reduction_tolerance() {
   CompareOptions o;
@@ -87,18 +87,25 @@ TEST(NnConv1x1Blocked, WindowsSumTheTileOverTheirTaps) {
     SCOPED_TRACE(c.data + " * " + c.weight + " " + c.attrs);
     const std::string source =
         expect_compiled_matches_interpreter(conv_fn(c.data, c.weight, c.attrs), reduction_tolerance());
-    EXPECT_NE(source.find("kiln_conv_nchwc_f32("), std::string::npos) << source;
+    EXPECT_NE(source.find(kTileCall), std::string::npos) << source;
   }
 }
 
-// An image stem: data of one channel per block (NCHW1c, 3 channels), a 7x7 window with stride 2,
-// runs the same tile with one lane per input step.
-TEST(NnConv1x1Blocked, NarrowInputBlocksRunTheWindowTile) {
-  const std::string fn = "fn (%x: " + tensor("1, 3, 23, 20, 1") + ", %w: " + tensor("2, 3, 7, 7, 1, 16") +
-                         ", Primitive=1) { nn.conv2d(%x, %w, strides=[2, 2], padding=[3, 3, 3, 3], "
-                         "data_layout=\"NCHW1c\", kernel_layout=\"OIHW1i16o\", out_layout=\"NCHW16c\") }";
-  const std::string source = expect_compiled_matches_interpreter(fn, reduction_tolerance());
-  EXPECT_NE(source.find("kiln_conv_nchwc_f32("), std::string::npos) << source;
+// Data of one channel per block (NCHW1c: an image stem's 3 channels, MobileNetV2's 24-channel
+// bottleneck expanding) runs the same tile with one lane per input step: a 7x7 window with stride
+// 2, and a 1x1.
+TEST(NnConv1x1Blocked, NarrowInputBlocksRunTheTile) {
+  auto narrow_conv = [](const std::string& data, const std::string& weight, const std::string& attrs) {
+    return "fn (%x: " + tensor(data) + ", %w: " + tensor(weight) + ", Primitive=1) { nn.conv2d(%x, %w, " + attrs +
+           (attrs.empty() ? "" : ", ") +
+           "data_layout=\"NCHW1c\", kernel_layout=\"OIHW1i16o\", out_layout=\"NCHW16c\") }";
+  };
+  for (const std::string& fn :
+       {narrow_conv("1, 3, 23, 20, 1", "2, 3, 7, 7, 1, 16", "strides=[2, 2], padding=[3, 3, 3, 3]"),
+        narrow_conv("1, 24, 9, 14, 1", "3, 24, 1, 1, 1, 16", "")}) {
+    const std::string source = expect_compiled_matches_interpreter(fn, reduction_tolerance());
+    EXPECT_NE(source.find(kTileCall), std::string::npos) << source;
+  }
 }
 
 TEST(NnConv1x1Blocked, OtherDtypesKeepTheGeneratedTiles) {

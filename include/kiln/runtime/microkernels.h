@@ -1209,7 +1209,7 @@ static inline int32_t kiln_conv2d_winograd_f32(int64_t n, int64_t cb, int64_t h,
  *   C[b * c_block + r * 16 + l] += sum over ic < cb, taps (ty, tx), i < lanes of
  *       D[ic * d_block + r * lanes * stride + ty * d_tap_row + tx * d_tap_col + i]
  *         * W[b * w_out + ic * w_in + ty * w_tap_row + tx * w_tap_col + i * 16 + l]
- * for r < rows <= KILN_CONV1X1_MAX_ROWS, b < blocks <= KILN_CONV1X1_MAX_BLOCKS,
+ * for r < rows <= KILN_CONV_TILE_MAX_ROWS, b < blocks <= KILN_CONV_TILE_MAX_BLOCKS,
  * l < 16. d_tap_row / d_tap_col are the dilated rows and columns of a padded copy. The generated
  * code passes rows, blocks, stride, lanes and the window as literals: once the
  * always-inline kernel is inlined they are constants, so the rows x blocks accumulators are named
@@ -1218,31 +1218,30 @@ static inline int32_t kiln_conv2d_winograd_f32(int64_t n, int64_t cb, int64_t h,
  * position's input once for rows x blocks FMAs; the accumulators stay in registers over all input
  * blocks and taps, and per input block the taps' weights are one contiguous run (read in order,
  * prefetched KILN_CONV_PREFETCH_AHEAD floats ahead: a layer's weights come from memory once per
- * run, and the hardware prefetcher stops at every page). kiln_conv1x1_nchwc_f32 is the 1x1 window
- * of 16-lane data. Both return 0. */
-#define KILN_CONV1X1_MAX_ROWS 14
-#define KILN_CONV1X1_MAX_BLOCKS 4
+ * run, and the hardware prefetcher stops at every page). Returns 0. */
+#define KILN_CONV_TILE_MAX_ROWS 14
+#define KILN_CONV_TILE_MAX_BLOCKS 4
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
 
 /* Row by row, each row's blocks together: a broadcast input is dead after its row's FMAs. */
-#define KILN_CONV1X1_FOR_BLOCKS(X, r) X(0, r) X(1, r) X(2, r) X(3, r)
+#define KILN_CONV_TILE_FOR_BLOCKS(X, r) X(0, r) X(1, r) X(2, r) X(3, r)
 /* clang-format off */
-#define KILN_CONV1X1_FOR_TILE(X)                                                                            \
-  KILN_CONV1X1_FOR_BLOCKS(X, 0) KILN_CONV1X1_FOR_BLOCKS(X, 1) KILN_CONV1X1_FOR_BLOCKS(X, 2)               \
-  KILN_CONV1X1_FOR_BLOCKS(X, 3) KILN_CONV1X1_FOR_BLOCKS(X, 4) KILN_CONV1X1_FOR_BLOCKS(X, 5)               \
-  KILN_CONV1X1_FOR_BLOCKS(X, 6) KILN_CONV1X1_FOR_BLOCKS(X, 7) KILN_CONV1X1_FOR_BLOCKS(X, 8)               \
-  KILN_CONV1X1_FOR_BLOCKS(X, 9) KILN_CONV1X1_FOR_BLOCKS(X, 10) KILN_CONV1X1_FOR_BLOCKS(X, 11)             \
-  KILN_CONV1X1_FOR_BLOCKS(X, 12) KILN_CONV1X1_FOR_BLOCKS(X, 13)
+#define KILN_CONV_TILE_FOR_TILE(X)                                                                            \
+  KILN_CONV_TILE_FOR_BLOCKS(X, 0) KILN_CONV_TILE_FOR_BLOCKS(X, 1) KILN_CONV_TILE_FOR_BLOCKS(X, 2)               \
+  KILN_CONV_TILE_FOR_BLOCKS(X, 3) KILN_CONV_TILE_FOR_BLOCKS(X, 4) KILN_CONV_TILE_FOR_BLOCKS(X, 5)               \
+  KILN_CONV_TILE_FOR_BLOCKS(X, 6) KILN_CONV_TILE_FOR_BLOCKS(X, 7) KILN_CONV_TILE_FOR_BLOCKS(X, 8)               \
+  KILN_CONV_TILE_FOR_BLOCKS(X, 9) KILN_CONV_TILE_FOR_BLOCKS(X, 10) KILN_CONV_TILE_FOR_BLOCKS(X, 11)             \
+  KILN_CONV_TILE_FOR_BLOCKS(X, 12) KILN_CONV_TILE_FOR_BLOCKS(X, 13)
 /* clang-format on */
-#define KILN_CONV1X1_LIVE(b, r) ((b) < blocks && (r) < rows)
-#define KILN_CONV1X1_LOAD(b, r) \
-  __m512 acc##b##_##r = KILN_CONV1X1_LIVE(b, r) ? _mm512_loadu_ps(c + (b)*c_block + (r)*16) : _mm512_setzero_ps();
-#define KILN_CONV1X1_FMA(b, r) \
-  if (KILN_CONV1X1_LIVE(b, r)) acc##b##_##r = _mm512_fmadd_ps(_mm512_set1_ps(dc[(r)*step + i]), w##b, acc##b##_##r);
-#define KILN_CONV1X1_STORE(b, r) \
-  if (KILN_CONV1X1_LIVE(b, r)) _mm512_storeu_ps(c + (b)*c_block + (r)*16, acc##b##_##r);
+#define KILN_CONV_TILE_LIVE(b, r) ((b) < blocks && (r) < rows)
+#define KILN_CONV_TILE_LOAD(b, r) \
+  __m512 acc##b##_##r = KILN_CONV_TILE_LIVE(b, r) ? _mm512_loadu_ps(c + (b)*c_block + (r)*16) : _mm512_setzero_ps();
+#define KILN_CONV_TILE_FMA(b, r) \
+  if (KILN_CONV_TILE_LIVE(b, r)) acc##b##_##r = _mm512_fmadd_ps(_mm512_set1_ps(dc[(r)*step + i]), w##b, acc##b##_##r);
+#define KILN_CONV_TILE_STORE(b, r) \
+  if (KILN_CONV_TILE_LIVE(b, r)) _mm512_storeu_ps(c + (b)*c_block + (r)*16, acc##b##_##r);
 #ifndef KILN_CONV_PREFETCH_AHEAD
 #define KILN_CONV_PREFETCH_AHEAD 1024
 #endif
@@ -1259,7 +1258,7 @@ static inline __attribute__((always_inline)) int32_t kiln_conv_nchwc_f32(
     const float* KILN_RESTRICT d, int64_t d_block, int64_t d_tap_row, int64_t d_tap_col, const float* KILN_RESTRICT w,
     int64_t w_in, int64_t w_out, int64_t w_tap_row, int64_t w_tap_col, float* KILN_RESTRICT c, int64_t c_block) {
   const int64_t step = lanes * stride;
-  KILN_CONV1X1_FOR_TILE(KILN_CONV1X1_LOAD)
+  KILN_CONV_TILE_FOR_TILE(KILN_CONV_TILE_LOAD)
   for (int64_t ic = 0; ic < cb; ++ic)
     for (int64_t ty = 0; ty < kh; ++ty)
       for (int64_t tx = 0; tx < kw; ++tx) {
@@ -1271,11 +1270,11 @@ static inline __attribute__((always_inline)) int32_t kiln_conv_nchwc_f32(
           const __m512 w1 = blocks > 1 ? _mm512_loadu_ps(wc + w_out + i * 16) : w0;
           const __m512 w2 = blocks > 2 ? _mm512_loadu_ps(wc + 2 * w_out + i * 16) : w0;
           const __m512 w3 = blocks > 3 ? _mm512_loadu_ps(wc + 3 * w_out + i * 16) : w0;
-          KILN_CONV1X1_FOR_TILE(KILN_CONV1X1_FMA)
+          KILN_CONV_TILE_FOR_TILE(KILN_CONV_TILE_FMA)
           KILN_CONV_PREFETCH_WEIGHTS(wc + i * 16 + KILN_CONV_PREFETCH_AHEAD)
         }
       }
-  KILN_CONV1X1_FOR_TILE(KILN_CONV1X1_STORE)
+  KILN_CONV_TILE_FOR_TILE(KILN_CONV_TILE_STORE)
   return 0;
 }
 
@@ -1306,12 +1305,6 @@ static inline int32_t kiln_conv_nchwc_f32(int64_t rows, int64_t blocks, int64_t 
 }
 
 #endif
-
-static inline __attribute__((always_inline)) int32_t kiln_conv1x1_nchwc_f32(
-    int64_t rows, int64_t blocks, int64_t stride, int64_t cb, const float* KILN_RESTRICT d, int64_t d_block,
-    const float* KILN_RESTRICT w, int64_t w_in, int64_t w_out, float* KILN_RESTRICT c, int64_t c_block) {
-  return kiln_conv_nchwc_f32(rows, blocks, stride, cb, 16, 1, 1, d, d_block, 0, 0, w, w_in, w_out, 0, 0, c, c_block);
-}
 
 /* ---- Depthwise convolution rows (blocked layout) ----------------------------------------------
  * kiln_dwconv_row_f32 adds one output row of one channel block of a depthwise convolution to

@@ -5,9 +5,9 @@
 // schedule keeps a tile of output positions x one channel block of accumulators in registers
 // and runs the innermost loop over the output channel block, y contiguous floats of weight and
 // output, so the C compiler turns it into one vector multiply and add per position. A float32
-// convolution in blocks of 16 instead runs the hand-written tile kiln_conv1x1_nchwc_f32 (per tap:
-// kiln_conv_nchwc_f32) over several output channel blocks at once, each input broadcast feeding
-// one multiply-add per block.
+// convolution with 16-channel output blocks instead runs the hand-written tile kiln_conv_nchwc_f32
+// over several output channel blocks at once, each input broadcast feeding one multiply-add per
+// block.
 #include <algorithm>
 
 #include "kiln/attrs/layout.h"
@@ -186,7 +186,7 @@ void depthwise_rows_schedule(const ScheduleInput& in, const BlockedShape& s) {
   conv.tensorize(conv.axis(3), depthwise_row_intrin(s, op->inputs.at(0), op->inputs.at(1)));
 }
 
-// The register tile of kiln_conv1x1_nchwc_f32 / kiln_conv_nchwc_f32: `positions` (a divisor of
+// The register tile of kiln_conv_nchwc_f32: `positions` (a divisor of
 // the computed width) x `blocks` output channel blocks (a divisor of their count); blocks == 0: not
 // a convolution the tile computes.
 struct BlockTile {
@@ -194,8 +194,8 @@ struct BlockTile {
 };
 
 bool block_tiles_apply(const BlockedShape& s, const ConvLayoutChoice& blocks) {
-  return !blocks.depthwise && (s.x == 16 || s.kh * s.kw > 1) && s.y == 16 && s.dtype == DType::kFloat32 &&
-         s.out_dtype == DType::kFloat32 && s.strides.w <= 2;
+  return !blocks.depthwise && s.y == 16 && s.dtype == DType::kFloat32 && s.out_dtype == DType::kFloat32 &&
+         s.strides.w <= 2;
 }
 
 // Each step of the tile loads positions + blocks vectors for positions x blocks multiply-adds:
@@ -207,9 +207,9 @@ BlockTile block_tile(const BlockedShape& s, const ConvLayoutChoice& blocks, int6
   if (!block_tiles_apply(s, blocks)) return best;
   constexpr int64_t kAccumulators = 28;
   auto loads_per_fma = [](int64_t r, int64_t b) { return static_cast<double>(r + b) / static_cast<double>(r * b); };
-  for (int64_t b = 1; b <= KILN_CONV1X1_MAX_BLOCKS; ++b) {
+  for (int64_t b = 1; b <= KILN_CONV_TILE_MAX_BLOCKS; ++b) {
     if (s.ob % b) continue;
-    for (int64_t r = std::min<int64_t>(width, KILN_CONV1X1_MAX_ROWS); r >= 1; --r) {
+    for (int64_t r = std::min<int64_t>(width, KILN_CONV_TILE_MAX_ROWS); r >= 1; --r) {
       if (width % r || r * b > kAccumulators) continue;
       const bool better =
           !best.blocks || loads_per_fma(r, b) < loads_per_fma(best.positions, best.blocks) ||
@@ -221,7 +221,7 @@ BlockTile block_tile(const BlockedShape& s, const ConvLayoutChoice& blocks, int6
   return best;
 }
 
-// The accumulation of one tile as a call of kiln_conv1x1_nchwc_f32; `desc` repeats the
+// The accumulation of one tile as a call of kiln_conv_nchwc_f32; `desc` repeats the
 // compute's sum for one tile (positions, blocks) so tensorize can match it.
 te::TensorIntrin block_tile_intrin(const BlockedShape& s, const BlockTile& tile, const te::Tensor& src,
                                    const te::Tensor& weight) {
@@ -236,28 +236,28 @@ te::TensorIntrin block_tile_intrin(const BlockedShape& s, const BlockTile& tile,
   auto emit = [tile, s](const std::vector<te::BufferSlice>& in, const te::BufferSlice& out) -> tir::Stmt {
     const te::BufferSlice& data = in.at(0);
     const te::BufferSlice& w = in.at(1);
-    // The kernel's contract: 16 channels per position, 16 output channels per weight row.
+    // The kernel's contract: one channel block per position, 16 output channels per weight row.
     check_invariant(data.stride(3) == s.x && w.stride(4) == 16 && out.stride(3) == 16,
                     "kiln_conv_nchwc_f32: the tile's buffers are not packed by positions of their channel blocks");
-    std::vector<PrimExpr> args = {PrimExpr(tile.positions), PrimExpr(tile.blocks), PrimExpr(s.strides.w),
-                                  PrimExpr(s.cb)};
-    if (s.kh * s.kw > 1)
-      for (int64_t extent : {s.x, s.kh, s.kw}) args.push_back(PrimExpr(extent));
-    args.push_back(data.pointer());
-    args.push_back(PrimExpr(data.stride(1)));
-    if (s.kh * s.kw > 1) {
-      args.push_back(PrimExpr(s.dilation.h * data.stride(2)));
-      args.push_back(PrimExpr(s.dilation.w * data.stride(3)));
-    }
-    for (PrimExpr e : {w.pointer(), PrimExpr(w.stride(1)), PrimExpr(w.stride(0))}) args.push_back(e);
-    if (s.kh * s.kw > 1) {
-      args.push_back(PrimExpr(w.stride(2)));
-      args.push_back(PrimExpr(w.stride(3)));
-    }
-    args.push_back(out.pointer());
-    args.push_back(PrimExpr(out.stride(1)));
-    const char* kernel = s.kh * s.kw > 1 ? "kiln_conv_nchwc_f32" : "kiln_conv1x1_nchwc_f32";
-    return tir::Evaluate{tir::extern_call(kernel, args)};
+    const std::vector<PrimExpr> args = {tile.positions,
+                                        tile.blocks,
+                                        s.strides.w,
+                                        s.cb,
+                                        s.x,
+                                        s.kh,
+                                        s.kw,
+                                        data.pointer(),
+                                        data.stride(1),
+                                        s.dilation.h * data.stride(2),
+                                        s.dilation.w * data.stride(3),
+                                        w.pointer(),
+                                        w.stride(1),
+                                        w.stride(0),
+                                        w.stride(2),
+                                        w.stride(3),
+                                        out.pointer(),
+                                        out.stride(1)};
+    return tir::Evaluate{tir::extern_call("kiln_conv_nchwc_f32", args)};
   };
   return te::TensorIntrin{cat("conv_tile_", s.kh, "x", s.kw, "_", tile.positions, "x", tile.blocks), desc, emit};
 }
