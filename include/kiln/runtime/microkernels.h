@@ -204,6 +204,25 @@ KILN_DEFINE_SGEMM_NT(4, 4)
  * registers hold 24 accumulators, else 8; columns from n on are neither read nor written. */
 #define KILN_PANEL_NR 32
 
+/* Lines [first, first + count) of the next k-block of a panel (two 64-byte lines per row of 32
+ * floats, rows b_k floats apart) that a row tile prefetches, one line per k step: the driver
+ * spreads the next block over the row tiles of the current one, so that a weight streaming in
+ * from L3 or memory is in L1 before its first row tile, without a burst of prefetches that the
+ * line fill buffers would drop. */
+typedef struct {
+  const float* b;
+  int64_t b_k, first, count;
+} KilnPanelPrefetch;
+
+static inline void kiln_panel_prefetch_line_f32(KilnPanelPrefetch pf, int64_t p) {
+#if defined(__GNUC__)
+  const int64_t line = pf.first + p;
+  __builtin_prefetch(pf.b + (line >> 1) * pf.b_k + (line & 1) * 16, 0, 3);
+#else
+  (void)pf, (void)p;
+#endif
+}
+
 #if defined(__AVX512F__)
 #include <immintrin.h>
 #define KILN_PANEL_MR 12
@@ -232,11 +251,12 @@ KILN_DEFINE_SGEMM_NT(4, 4)
 #define KILN_DEFINE_PANEL_TILE(MR)                                                                                \
   static inline void kiln_panel_tile_f32_##MR(int64_t k, const float* KILN_RESTRICT a, int64_t lda,               \
                                               const float* KILN_RESTRICT b, int64_t b_k, float* KILN_RESTRICT c,  \
-                                              int64_t ldc, int64_t n) {                                           \
+                                              int64_t ldc, int64_t n, KilnPanelPrefetch pf) {                     \
     enum { MR_ = (MR) };                                                                                          \
     const __mmask16 m0 = kiln_tail_mask16(n), m1 = kiln_tail_mask16(n - 16);                                      \
     KILN_PANEL_FOR_ROWS(KILN_PANEL_LOAD)                                                                          \
     for (int64_t p = 0; p < k; ++p) {                                                                             \
+      if (p < pf.count) kiln_panel_prefetch_line_f32(pf, p);                                                      \
       const __m512 b0 = _mm512_maskz_loadu_ps(m0, b + p * b_k), b1 = _mm512_maskz_loadu_ps(m1, b + p * b_k + 16); \
       KILN_PANEL_FOR_ROWS(KILN_PANEL_FMA)                                                                         \
     }                                                                                                             \
@@ -253,7 +273,8 @@ KILN_DEFINE_SGEMM_NT(4, 4)
 #define KILN_DEFINE_PANEL_TILE(MR)                                                                               \
   static inline void kiln_panel_tile_f32_##MR(int64_t k, const float* KILN_RESTRICT a, int64_t lda,              \
                                               const float* KILN_RESTRICT b, int64_t b_k, float* KILN_RESTRICT c, \
-                                              int64_t ldc, int64_t n) {                                          \
+                                              int64_t ldc, int64_t n, KilnPanelPrefetch pf) {                    \
+    for (int64_t p = 0; p < pf.count; ++p) kiln_panel_prefetch_line_f32(pf, p);                                  \
     if (n < KILN_PANEL_NR) {                                                                                     \
       for (int i = 0; i < (MR); ++i)                                                                             \
         for (int64_t p = 0; p < k; ++p)                                                                          \
@@ -287,7 +308,8 @@ KILN_DEFINE_SGEMM_NT(4, 4)
 #define KILN_DEFINE_PANEL_TILE(MR)                                                                               \
   static inline void kiln_panel_tile_f32_##MR(int64_t k, const float* KILN_RESTRICT a, int64_t lda,              \
                                               const float* KILN_RESTRICT b, int64_t b_k, float* KILN_RESTRICT c, \
-                                              int64_t ldc, int64_t n) {                                          \
+                                              int64_t ldc, int64_t n, KilnPanelPrefetch pf) {                    \
+    for (int64_t p = 0; p < pf.count; ++p) kiln_panel_prefetch_line_f32(pf, p);                                  \
     const int64_t cols = n < KILN_PANEL_NR ? n : KILN_PANEL_NR;                                                  \
     float acc[MR][KILN_PANEL_NR];                                                                                \
     for (int i = 0; i < (MR); ++i)                                                                               \
@@ -320,36 +342,25 @@ KILN_DEFINE_PANEL_TILE(12)
 
 static inline void kiln_panel_rows_f32(int64_t rows, int64_t k, const float* KILN_RESTRICT a, int64_t lda,
                                        const float* KILN_RESTRICT b, int64_t b_k, float* KILN_RESTRICT c, int64_t ldc,
-                                       int64_t n) {
+                                       int64_t n, KilnPanelPrefetch pf) {
   switch (rows) {
-    case 1: kiln_panel_tile_f32_1(k, a, lda, b, b_k, c, ldc, n); break;
-    case 2: kiln_panel_tile_f32_2(k, a, lda, b, b_k, c, ldc, n); break;
-    case 3: kiln_panel_tile_f32_3(k, a, lda, b, b_k, c, ldc, n); break;
-    case 4: kiln_panel_tile_f32_4(k, a, lda, b, b_k, c, ldc, n); break;
-    case 5: kiln_panel_tile_f32_5(k, a, lda, b, b_k, c, ldc, n); break;
-    case 6: kiln_panel_tile_f32_6(k, a, lda, b, b_k, c, ldc, n); break;
-    case 7: kiln_panel_tile_f32_7(k, a, lda, b, b_k, c, ldc, n); break;
+    case 1: kiln_panel_tile_f32_1(k, a, lda, b, b_k, c, ldc, n, pf); break;
+    case 2: kiln_panel_tile_f32_2(k, a, lda, b, b_k, c, ldc, n, pf); break;
+    case 3: kiln_panel_tile_f32_3(k, a, lda, b, b_k, c, ldc, n, pf); break;
+    case 4: kiln_panel_tile_f32_4(k, a, lda, b, b_k, c, ldc, n, pf); break;
+    case 5: kiln_panel_tile_f32_5(k, a, lda, b, b_k, c, ldc, n, pf); break;
+    case 6: kiln_panel_tile_f32_6(k, a, lda, b, b_k, c, ldc, n, pf); break;
+    case 7: kiln_panel_tile_f32_7(k, a, lda, b, b_k, c, ldc, n, pf); break;
 #if KILN_PANEL_MR > 8
-    case 8: kiln_panel_tile_f32_8(k, a, lda, b, b_k, c, ldc, n); break;
-    case 9: kiln_panel_tile_f32_9(k, a, lda, b, b_k, c, ldc, n); break;
-    case 10: kiln_panel_tile_f32_10(k, a, lda, b, b_k, c, ldc, n); break;
-    case 11: kiln_panel_tile_f32_11(k, a, lda, b, b_k, c, ldc, n); break;
-    default: kiln_panel_tile_f32_12(k, a, lda, b, b_k, c, ldc, n); break;
+    case 8: kiln_panel_tile_f32_8(k, a, lda, b, b_k, c, ldc, n, pf); break;
+    case 9: kiln_panel_tile_f32_9(k, a, lda, b, b_k, c, ldc, n, pf); break;
+    case 10: kiln_panel_tile_f32_10(k, a, lda, b, b_k, c, ldc, n, pf); break;
+    case 11: kiln_panel_tile_f32_11(k, a, lda, b, b_k, c, ldc, n, pf); break;
+    default: kiln_panel_tile_f32_12(k, a, lda, b, b_k, c, ldc, n, pf); break;
 #else
-    default: kiln_panel_tile_f32_8(k, a, lda, b, b_k, c, ldc, n); break;
+    default: kiln_panel_tile_f32_8(k, a, lda, b, b_k, c, ldc, n, pf); break;
 #endif
   }
-}
-
-/* Prefetches lines [first, last) of a k-block of a panel, two 64-byte lines per row of 32 floats.
- * The driver spreads the next block over the row tiles of the current one, so that a weight
- * streaming in from L3 or memory is in L1 before its first row tile (8% on ViT's products). */
-static inline void kiln_panel_prefetch_f32(const float* b, int64_t b_k, int64_t first, int64_t last) {
-#if defined(__GNUC__)
-  for (int64_t line = first; line < last; ++line) __builtin_prefetch(b + (line >> 1) * b_k + (line & 1) * 16, 0, 3);
-#else
-  (void)b, (void)b_k, (void)first, (void)last;
-#endif
 }
 
 static inline int32_t kiln_sgemm_panels_f32(int64_t m, int64_t n, int64_t k, const float* KILN_RESTRICT a, int64_t lda,
@@ -376,8 +387,9 @@ static inline int32_t kiln_sgemm_panels_f32(int64_t m, int64_t n, int64_t k, con
       }
       for (int64_t i0 = 0, t = 0; i0 < m; i0 += KILN_PANEL_MR, ++t) {
         const int64_t rows = m - i0 < KILN_PANEL_MR ? m - i0 : KILN_PANEL_MR;
-        if (next) kiln_panel_prefetch_f32(next, b_k, t * next_lines / row_tiles, (t + 1) * next_lines / row_tiles);
-        kiln_panel_rows_f32(rows, kb, a + i0 * lda + k0, lda, panel, b_k, c + i0 * ldc + j0, ldc, n - j0);
+        const int64_t first = t * next_lines / row_tiles;
+        const KilnPanelPrefetch pf = {next, b_k, first, next ? (t + 1) * next_lines / row_tiles - first : 0};
+        kiln_panel_rows_f32(rows, kb, a + i0 * lda + k0, lda, panel, b_k, c + i0 * ldc + j0, ldc, n - j0, pf);
       }
     }
   }
@@ -409,7 +421,9 @@ static inline int32_t kiln_sgemm_panels_nt_f32(int64_t m, int64_t n, int64_t k, 
       }
       for (int64_t i0 = 0; i0 < m; i0 += KILN_PANEL_MR) {
         const int64_t rows = m - i0 < KILN_PANEL_MR ? m - i0 : KILN_PANEL_MR;
-        kiln_panel_rows_f32(rows, kb, a + i0 * lda + k0, lda, panel, KILN_PANEL_NR, c + i0 * ldc + j0, ldc, n - j0);
+        const KilnPanelPrefetch none = {0, 0, 0, 0};
+        kiln_panel_rows_f32(rows, kb, a + i0 * lda + k0, lda, panel, KILN_PANEL_NR, c + i0 * ldc + j0, ldc, n - j0,
+                            none);
       }
     }
   }
