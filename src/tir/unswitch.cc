@@ -1,5 +1,6 @@
 #include "kiln/tir/unswitch.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "kiln/tir/functor.h"
@@ -18,20 +19,35 @@ std::vector<Var> vars_bound_in(const For& loop) {
   return vars;
 }
 
-bool reads_memory(const PrimExpr& e) {
+// Buffers that `loop` stores to: a condition reading one of them may change between iterations.
+std::vector<const BufferNode*> buffers_written_in(const For& loop) {
+  std::vector<const BufferNode*> written;
+  visit_stmts(loop.body, [&](const Stmt& s) {
+    if (const BufferStore* store = s.as<BufferStore>()) written.push_back(store->buffer.get());
+  });
+  return written;
+}
+
+bool reads_any(const PrimExpr& e, const std::vector<const BufferNode*>& buffers) {
   bool reads = false;
-  visit_exprs(e, [&](const PrimExpr& x) { reads = reads || x.kind() == ExprKind::kLoad; });
+  visit_exprs(e, [&](const PrimExpr& x) {
+    if (x.kind() == ExprKind::kLoad || x.kind() == ExprKind::kExternCall) {
+      reads = reads || x.kind() == ExprKind::kExternCall ||
+              std::find(buffers.begin(), buffers.end(), x->buffer.get()) != buffers.end();
+    }
+  });
   return reads;
 }
 
 // The condition of the first select in `body` that is the same on every iteration, if any.
 PrimExpr invariant_condition(const For& loop) {
   const std::vector<Var> bound = vars_bound_in(loop);
+  const std::vector<const BufferNode*> written = buffers_written_in(loop);
   PrimExpr found;
   visit_exprs(loop.body, [&](const PrimExpr& e) {
     if (found.defined() || e.kind() != ExprKind::kSelect) return;
     const PrimExpr& condition = e->operands[0];
-    if (reads_memory(condition)) return;
+    if (reads_any(condition, written)) return;
     for (const Var& v : bound)
       if (uses_var(condition, v)) return;
     found = condition;

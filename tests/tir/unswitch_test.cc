@@ -32,7 +32,7 @@ TEST(TirUnswitch, HoistsInvariantSelectsOutOfVectorisedLoops) {
             "      OUT[i, j] = C[i - 3, j] * 2.0f\n");
 }
 
-// Selects on the loop's own variable, on memory, and loops that are not vectorised stay as they
+// Selects on the loop's own variable, on a buffer the loop writes, and loops that are not vectorised stay as they
 // are; the number of copies is bounded.
 TEST(TirUnswitch, LeavesVaryingConditionsAndBoundsCopies) {
   Buffer a = make_buffer("A", DType::kFloat32, {8});
@@ -40,11 +40,21 @@ TEST(TirUnswitch, LeavesVaryingConditionsAndBoundsCopies) {
   Buffer out = make_buffer("OUT", DType::kFloat32, {8});
   Var i("i"), j("j");
   const PrimExpr varying = select(lt(j, 4), load(a, {j}), float_imm(0));
-  const PrimExpr reads = select(gt(load(flag, {0}), 0), load(a, {j}), float_imm(0));
-  for (const PrimExpr& value : {varying, reads}) {
+  const PrimExpr reads_written = select(gt(load(out, {0}), float_imm(0)), load(a, {j}), float_imm(0));
+  for (const PrimExpr& value : {varying, reads_written}) {
     Stmt loop = for_loop(j, 0, 8, ForKind::kVectorized, store(out, {j}, value));
     EXPECT_EQ(to_string(unswitch_vector_loops(loop)), to_string(loop));
   }
+  // A buffer the loop only reads (avg_pool's counts per row) can decide.
+  Stmt reads_other = for_loop(j, 0, 8, ForKind::kVectorized,
+                              store(out, {j}, select(gt(load(flag, {0}), 0), load(a, {j}), float_imm(0))));
+  EXPECT_EQ(to_string(unswitch_vector_loops(reads_other)),
+            "if F[0] > int32(0):\n"
+            "  for j in vectorized(8):\n"
+            "    OUT[j] = A[j]\n"
+            "else:\n"
+            "  for j in vectorized(8):\n"
+            "    OUT[j] = 0.0f\n");
   Stmt serial = for_loop(j, 0, 8, ForKind::kSerial, store(out, {j}, select(lt(i, 4), load(a, {j}), float_imm(0))));
   EXPECT_EQ(to_string(unswitch_vector_loops(serial)), to_string(serial));
 

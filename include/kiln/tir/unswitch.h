@@ -9,8 +9,8 @@
 
 namespace kiln::tir {
 
-// At most `max_copies` copies of each vectorised loop are made; conditions that read memory are
-// left alone (the loop may write what they read).
+// At most `max_copies` copies of each vectorised loop are made; conditions that read a buffer the
+// loop writes, or call an extern function, are left alone.
 Stmt unswitch_vector_loops(const Stmt& s, int max_copies = 32);
 PrimFunc unswitch_vector_loops(const PrimFunc& f, int max_copies = 32);
 
