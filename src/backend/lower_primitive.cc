@@ -159,12 +159,14 @@ class Lowerer {
     return seen;
   }
 
-  // An anchor without a schedule of its own (an injective op such as concatenate) keeps nothing:
-  // left at the root, its stage would be a serial pass over memory before the group's output.
+  // An anchor without a schedule of its own (an injective op such as concatenate) keeps its
+  // helper stages (resize's coordinate tables) but not its result: left at the root, that would be
+  // a serial pass over memory before the group's output, which can compute it row by row.
   void inline_injective_stages(te::Schedule& schedule) {
     const CallInfo* a = anchor();
-    std::unordered_set<const te::OperationNode*> keep =
-        a && a->strategy->schedule ? anchor_operations(*a) : decltype(keep){};
+    std::unordered_set<const te::OperationNode*> keep = a ? anchor_operations(*a) : decltype(keep){};
+    if (a && !a->strategy->schedule)
+      for (const te::Tensor& t : a->outputs) keep.erase(t.op().get());
     for (const auto& stage : schedule.stages()) {
       const te::Operation& op = stage->op();
       if (op->is_placeholder || op->reduce || keep.count(op.get()) || schedule.is_output(stage->tensor())) continue;
