@@ -19,11 +19,15 @@ std::vector<Var> vars_bound_in(const For& loop) {
   return vars;
 }
 
-// Buffers that `loop` stores to: a condition reading one of them may change between iterations.
+// Buffers that `loop` may write, by a store or through an address it passes to an extern call: a
+// condition reading one of them may change between iterations.
 std::vector<const BufferNode*> buffers_written_in(const For& loop) {
   std::vector<const BufferNode*> written;
   visit_stmts(loop.body, [&](const Stmt& s) {
     if (const BufferStore* store = s.as<BufferStore>()) written.push_back(store->buffer.get());
+  });
+  visit_exprs(loop.body, [&](const PrimExpr& e) {
+    if (e.kind() == ExprKind::kAddressOf) written.push_back(e->buffer.get());
   });
   return written;
 }

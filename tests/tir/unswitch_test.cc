@@ -45,6 +45,11 @@ TEST(TirUnswitch, LeavesVaryingConditionsAndBoundsCopies) {
     Stmt loop = for_loop(j, 0, 8, ForKind::kVectorized, store(out, {j}, value));
     EXPECT_EQ(to_string(unswitch_vector_loops(loop)), to_string(loop));
   }
+  // A buffer whose address the loop passes to an extern call may be written by it.
+  Stmt passes_address = for_loop(j, 0, 8, ForKind::kVectorized,
+                                 seq({Evaluate{extern_call("f", {address_of(flag, {0})})},
+                                      store(out, {j}, select(gt(load(flag, {0}), 0), load(a, {j}), float_imm(0)))}));
+  EXPECT_EQ(to_string(unswitch_vector_loops(passes_address)), to_string(passes_address));
   // A buffer the loop only reads (avg_pool's counts per row) can decide.
   Stmt reads_other = for_loop(j, 0, 8, ForKind::kVectorized,
                               store(out, {j}, select(gt(load(flag, {0}), 0), load(a, {j}), float_imm(0))));
