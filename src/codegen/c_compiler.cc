@@ -91,6 +91,9 @@ unsigned job_count(unsigned jobs) {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
+// The file of the i-th unit kernels.c is split into.
+std::string unit_source_name(size_t i) { return cat("unit", i, ".c"); }
+
 }  // namespace
 
 std::vector<std::string> default_kernel_flags() {
@@ -200,7 +203,7 @@ CCompiler::BuildResult CCompiler::build_library(const std::string& source, const
   std::vector<std::future<ProcessResult>> compiles;
   std::vector<std::string> objects;
   for (size_t i = 0; i < units.size(); ++i) {
-    const std::string unit = cat("unit", i, ".c");
+    const std::string unit = unit_source_name(i);
     write_file((dir / unit).string(), units[i]);
     objects.push_back((dir / cat("unit", i, ".o")).string());
     std::vector<std::string> args = {"-c", "-o", objects.back(), (dir / unit).string()};
@@ -210,14 +213,14 @@ CCompiler::BuildResult CCompiler::build_library(const std::string& source, const
   std::vector<ProcessResult> results;
   for (auto& c : compiles) results.push_back(c.get());
   for (size_t i = 0; i < results.size(); ++i)
-    if (results[i].status != 0) return {results[i].status, std::move(results[i].output), cat("unit", i, ".c")};
+    if (results[i].status != 0) return {results[i].status, std::move(results[i].output), unit_source_name(i)};
   std::vector<std::string> link = {"-o", library.string()};
   link.insert(link.end(), objects.begin(), objects.end());
   ProcessResult result = run_process(command(link));
   if (result.status == 0) {
     std::error_code ec;
     for (size_t i = 0; i < units.size(); ++i) {
-      fs::remove(dir / cat("unit", i, ".c"), ec);
+      fs::remove(dir / unit_source_name(i), ec);
       fs::remove(objects[i], ec);
     }
   }
