@@ -32,13 +32,14 @@ std::vector<const BufferNode*> buffers_written_in(const For& loop) {
   return written;
 }
 
+// Whether `e` loads from one of `buffers` or calls an extern function (which may read anything).
 bool reads_any(const PrimExpr& e, const std::vector<const BufferNode*>& buffers) {
   bool reads = false;
   visit_exprs(e, [&](const PrimExpr& x) {
-    if (x.kind() == ExprKind::kLoad || x.kind() == ExprKind::kExternCall) {
-      reads = reads || x.kind() == ExprKind::kExternCall ||
-              std::find(buffers.begin(), buffers.end(), x->buffer.get()) != buffers.end();
-    }
+    if (x.kind() == ExprKind::kExternCall)
+      reads = true;
+    else if (x.kind() == ExprKind::kLoad && std::find(buffers.begin(), buffers.end(), x->buffer.get()) != buffers.end())
+      reads = true;
   });
   return reads;
 }

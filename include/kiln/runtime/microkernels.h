@@ -205,7 +205,8 @@ KILN_DEFINE_SGEMM_NT(4, 4)
 #define KILN_PANEL_NR 32
 
 /* Lines [first, first + count) of the next k-block of a panel (two 64-byte lines per row of 32
- * floats, rows b_k floats apart) that a row tile prefetches, one line per k step: the driver
+ * floats, rows b_k floats apart) that a row tile prefetches, one line per k step in the AVX-512
+ * tile (the AVX2 and portable tiles issue them before their loop): the driver
  * spreads the next block over the row tiles of the current one, so that a weight streaming in
  * from L3 or memory is in L1 before its first row tile, without a burst of prefetches that the
  * line fill buffers would drop. */
@@ -1242,11 +1243,11 @@ static inline int32_t kiln_conv2d_winograd_f32(int64_t n, int64_t cb, int64_t h,
 /* Row by row, each row's blocks together: a broadcast input is dead after its row's FMAs. */
 #define KILN_CONV_TILE_FOR_BLOCKS(X, r) X(0, r) X(1, r) X(2, r) X(3, r)
 /* clang-format off */
-#define KILN_CONV_TILE_FOR_TILE(X)                                                                            \
-  KILN_CONV_TILE_FOR_BLOCKS(X, 0) KILN_CONV_TILE_FOR_BLOCKS(X, 1) KILN_CONV_TILE_FOR_BLOCKS(X, 2)               \
-  KILN_CONV_TILE_FOR_BLOCKS(X, 3) KILN_CONV_TILE_FOR_BLOCKS(X, 4) KILN_CONV_TILE_FOR_BLOCKS(X, 5)               \
-  KILN_CONV_TILE_FOR_BLOCKS(X, 6) KILN_CONV_TILE_FOR_BLOCKS(X, 7) KILN_CONV_TILE_FOR_BLOCKS(X, 8)               \
-  KILN_CONV_TILE_FOR_BLOCKS(X, 9) KILN_CONV_TILE_FOR_BLOCKS(X, 10) KILN_CONV_TILE_FOR_BLOCKS(X, 11)             \
+#define KILN_CONV_TILE_FOR_TILE(X)                                                                          \
+  KILN_CONV_TILE_FOR_BLOCKS(X, 0) KILN_CONV_TILE_FOR_BLOCKS(X, 1) KILN_CONV_TILE_FOR_BLOCKS(X, 2)           \
+  KILN_CONV_TILE_FOR_BLOCKS(X, 3) KILN_CONV_TILE_FOR_BLOCKS(X, 4) KILN_CONV_TILE_FOR_BLOCKS(X, 5)           \
+  KILN_CONV_TILE_FOR_BLOCKS(X, 6) KILN_CONV_TILE_FOR_BLOCKS(X, 7) KILN_CONV_TILE_FOR_BLOCKS(X, 8)           \
+  KILN_CONV_TILE_FOR_BLOCKS(X, 9) KILN_CONV_TILE_FOR_BLOCKS(X, 10) KILN_CONV_TILE_FOR_BLOCKS(X, 11)         \
   KILN_CONV_TILE_FOR_BLOCKS(X, 12) KILN_CONV_TILE_FOR_BLOCKS(X, 13)
 /* clang-format on */
 #define KILN_CONV_TILE_LIVE(b, r) ((b) < blocks && (r) < rows)

@@ -186,9 +186,9 @@ void depthwise_rows_schedule(const ScheduleInput& in, const BlockedShape& s) {
   conv.tensorize(conv.axis(3), depthwise_row_intrin(s, op->inputs.at(0), op->inputs.at(1)));
 }
 
-// The register tile of kiln_conv_nchwc_f32: `positions` (a divisor of
-// the computed width) x `blocks` output channel blocks (a divisor of their count); blocks == 0: not
-// a convolution the tile computes.
+// The register tile of kiln_conv_nchwc_f32: `positions` (a divisor of the computed width) x
+// `blocks` output channel blocks (a divisor of their count); blocks == 0: not a convolution the
+// tile computes.
 struct BlockTile {
   int64_t positions = 0, blocks = 0;
 };

@@ -410,18 +410,13 @@ void pool_schedule(const ScheduleInput& in, const PoolShape& s) {
   }
   te::Tensor copy = nn::find_tensor(out, in.call.name + "_data");
   te::Tensor final_out = nn::single_output_like(in, out);
+  // Output rows (blocked: rows of channel blocks) with the padded copy computed per row.
+  auto rows_of = [&](te::Stage& stage) { return s.block ? schedule_blocked(stage, work) : schedule_rows(stage, work); };
   for (const te::Tensor& o : in.outputs) {
     te::Stage& stage = in.schedule[o];
     if (stage.attach() != te::Stage::Attach::kRoot || stage.op()->reduce) continue;
-    if (s.block && o.ndim() == 5) {
-      te::IterVar rows = schedule_blocked(stage, work);
-      if (copy.defined() && o.same_as(final_out)) {
-        te::Stage& pad = in.schedule[copy];
-        pad.compute_at(stage, rows);
-        pad.vectorize(pad.leaf_iter_vars().back());
-      }
-    } else if (s.nchw() && o.ndim() == 4 && o.shape()[3] > 1) {
-      te::IterVar row = schedule_rows(stage, work);
+    if ((s.block && o.ndim() == 5) || (s.nchw() && o.ndim() == 4 && o.shape()[3] > 1)) {
+      te::IterVar row = rows_of(stage);
       if (copy.defined() && o.same_as(final_out)) {
         te::Stage& pad = in.schedule[copy];
         pad.compute_at(stage, row);
@@ -431,12 +426,7 @@ void pool_schedule(const ScheduleInput& in, const PoolShape& s) {
       schedule_injective_stage(stage, in.target);
     }
   }
-  if (copy.defined() && in.schedule[copy].attach() == te::Stage::Attach::kRoot) {
-    if (s.block)
-      schedule_blocked(in.schedule[copy], work);
-    else
-      schedule_rows(in.schedule[copy], work);
-  }
+  if (copy.defined() && in.schedule[copy].attach() == te::Stage::Attach::kRoot) rows_of(in.schedule[copy]);
 }
 
 PoolShape pool_shape_of(const ComputeInput& call, const Pool2DAttrs& attrs) {
