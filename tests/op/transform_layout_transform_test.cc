@@ -130,6 +130,14 @@ TEST(LayoutTransform, RoundTripsAndReblocks) {
   NDArray direct = transformed(transformed(x, "NCHW", "NCHW8c"), "NCHW8c", "NCHW16c");
   NDArray via = transformed(x, "NCHW", "NCHW16c");
   for (int64_t i = 0; i < x.numel(); ++i) ASSERT_EQ(direct.at(i), via.at(i)) << i;
+  // Primal axes reordered, with and without blocks (the last axis read with a stride).
+  NDArray nhwc = transformed(x, "NCHW", "NHWC");
+  EXPECT_EQ(nhwc.shape(), (Shape{2, 3, 5, 32}));
+  EXPECT_EQ(nhwc.at(((1 * 3 + 2) * 5 + 4) * 32 + 17), x.at(((1 * 32 + 17) * 3 + 2) * 5 + 4));
+  NDArray from_blocks = transformed(transformed(x, "NCHW", "NCHW8c"), "NCHW8c", "NHWC");
+  for (int64_t i = 0; i < x.numel(); ++i) ASSERT_EQ(from_blocks.at(i), nhwc.at(i)) << i;
+  NDArray to_blocks = transformed(nhwc, "NHWC", "NCHW16c");
+  for (int64_t i = 0; i < x.numel(); ++i) ASSERT_EQ(to_blocks.at(i), via.at(i)) << i;
   // Other dtypes move bytes alike.
   NDArray ints = NDArray::from_doubles({1, 8, 2, 2}, DType::kInt64, std::vector<double>(32, 7.0));
   EXPECT_EQ(transformed(ints, "NCHW", "NCHW4c").dtype(), DType::kInt64);

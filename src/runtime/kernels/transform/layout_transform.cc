@@ -1,4 +1,5 @@
 // Reference kernels: layout_transform.
+#include <algorithm>
 #include <cstring>
 
 #include "kiln/attrs/layout.h"
@@ -52,18 +53,46 @@ struct Element {
   char bytes[Bytes];
 };
 
+bool depends_on(const OffsetTable& t, size_t axis) {
+  return t.outer == axis || (t.inner_extent > 1 && t.inner == axis);
+}
+
+// The offsets one table adds along the last destination axis, with the other indices fixed.
+void add_lane_offsets(const OffsetTable& t, size_t last, const std::vector<int64_t>& index,
+                      std::vector<int64_t>& lanes) {
+  const bool last_is_outer = t.outer == last;
+  const int64_t* first =
+      t.offsets.data() + (last_is_outer ? (t.inner_extent > 1 ? index[t.inner] : 0) : index[t.outer] * t.inner_extent);
+  const int64_t stride = last_is_outer ? t.inner_extent : 1;
+  for (size_t i = 0; i < lanes.size(); ++i) lanes[i] += first[static_cast<int64_t>(i) * stride];
+}
+
+// Row by row along the last destination axis: the tables that do not depend on it give one
+// base offset per row, the others a vector of per-lane offsets.
 template <size_t Bytes>
 void copy_elements(const NDArray& data, NDArray& out, const std::vector<OffsetTable>& tables) {
   const auto* in = static_cast<const Element<Bytes>*>(data.raw());
   auto* dst = static_cast<Element<Bytes>*>(out.raw());
   const Shape& out_shape = out.shape();
-  std::vector<int64_t> index(out_shape.size(), 0);
-  const int64_t total = out.numel();
-  for (int64_t flat = 0; flat < total; ++flat) {
-    int64_t offset = 0;
-    for (const OffsetTable& t : tables) offset += t.at(index);
-    dst[flat] = in[offset];
-    for (size_t d = index.size(); d-- > 0;) {
+  if (out.numel() == 0) return;
+  if (out_shape.empty()) {
+    dst[0] = in[0];
+    return;
+  }
+  const size_t last = out_shape.size() - 1;
+  std::vector<int64_t> index(out_shape.size(), 0), lanes(static_cast<size_t>(out_shape[last]));
+  const int64_t rows = out.numel() / out_shape[last];
+  for (int64_t row = 0; row < rows; ++row) {
+    int64_t base = 0;
+    std::fill(lanes.begin(), lanes.end(), 0);
+    for (const OffsetTable& t : tables) {
+      if (depends_on(t, last))
+        add_lane_offsets(t, last, index, lanes);
+      else
+        base += t.at(index);
+    }
+    for (size_t i = 0; i < lanes.size(); ++i) *dst++ = in[base + lanes[i]];
+    for (size_t d = last; d-- > 0;) {
       if (++index[d] < out_shape[d]) break;
       index[d] = 0;
     }
