@@ -21,6 +21,17 @@ TEST(VectorMath, ExpWithinTwoUlpOverTheNormalRange) {
   }
 }
 
+TEST(VectorMath, ExpGivesSubnormalsBelowTheNormalRange) {
+  const double unit = std::ldexp(1.0, -149);  // the smallest subnormal
+  for (int i = 0; i <= 200000; ++i) {
+    const float x = -104.0f + 17.0f * static_cast<float>(i) / 200000.0f;
+    const double exact = std::exp(static_cast<double>(x));
+    if (exact >= std::ldexp(1.0, -126)) break;
+    ASSERT_LE(std::fabs(kiln_expf(x) - exact), unit) << "x = " << x;
+  }
+  EXPECT_GT(kiln_expf(-100.0f), 0.0f);  // 3.7e-44, not flushed
+}
+
 TEST(VectorMath, ExpEdges) {
   const float inf = std::numeric_limits<float>::infinity();
   EXPECT_EQ(kiln_expf(0.0f), 1.0f);

@@ -473,17 +473,17 @@ static inline int32_t kiln_row_max_f32(int64_t n, const float* KILN_RESTRICT x, 
 static inline int32_t kiln_row_sum_exp_f32(int64_t n, const float* KILN_RESTRICT x, const float* KILN_RESTRICT m,
                                            float* KILN_RESTRICT s) {
   const float shift = *m == -(1.0f / 0.0f) ? 0.0f : *m;
-  float part[16], tail[16];
+  float part[16];
   for (int l = 0; l < 16; ++l) part[l] = 0.0f;
   int64_t j = 0;
   for (; j + 16 <= n; j += 16)
     for (int l = 0; l < 16; ++l) part[l] += kiln_expf(x[j + l] - shift);
-  /* The last partial vector padded with -inf, whose exp adds 0: no scalar exp loop. */
-  for (int l = 0; l < 16; ++l) tail[l] = j + l < n ? x[j + l] : -(1.0f / 0.0f);
-  for (int l = 0; l < 16; ++l) part[l] += kiln_expf(tail[l] - shift);
-  float r = 0.0f;
-  for (int l = 0; l < 16; ++l) r += part[l];
-  *s += r;
+  /* The tail as one masked vector, the partial sums added pairwise: no scalar loop or chain. */
+  for (int l = 0; l < 16; ++l)
+    if (j + l < n) part[l] += kiln_expf(x[j + l] - shift);
+  for (int width = 8; width > 0; width /= 2)
+    for (int l = 0; l < width; ++l) part[l] += part[l + width];
+  *s += part[0];
   return 0;
 }
 
@@ -492,13 +492,11 @@ static inline int32_t kiln_softmax_row_f32(int64_t n, const float* KILN_RESTRICT
                                            const float* KILN_RESTRICT s, float* KILN_RESTRICT out) {
   const float shift = *m == -(1.0f / 0.0f) ? 0.0f : *m;
   const float inv = 1.0f / *s;
-  float tail[16];
   int64_t j = 0;
   for (; j + 16 <= n; j += 16)
     for (int l = 0; l < 16; ++l) out[j + l] = kiln_expf(x[j + l] - shift) * inv;
-  for (int l = 0; l < 16; ++l) tail[l] = j + l < n ? x[j + l] : 0.0f;
-  for (int l = 0; l < 16; ++l) tail[l] = kiln_expf(tail[l] - shift) * inv;
-  for (int l = 0; j + l < n; ++l) out[j + l] = tail[l];
+  for (int l = 0; l < 16; ++l)
+    if (j + l < n) out[j + l] = kiln_expf(x[j + l] - shift) * inv;
   return 0;
 }
 

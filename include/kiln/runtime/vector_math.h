@@ -2,44 +2,19 @@
  * scalar call in a loop). Plain C, static inline, usable from C and C++.
  *
  * kiln_expf: exp for float within 2 ulp of the correctly rounded value over the whole
- * normal range; results below FLT_MIN flush to 0 (the reference kernels' std::exp gives
- * subnormals there: an absolute difference below 1.2e-38). inf, -inf and NaN behave as in
- * expf. Method: exp(x) = 2^n * exp(r) with n = round(x / ln 2) and r = x - n ln 2 split in
- * two parts (Cody and Waite), exp(r) by a degree-6 polynomial on |r| <= ln(2) / 2, and 2^n
- * applied in two halves so that no exponent field overflows. */
+ * normal range, and within one unit of 2^-149 of it below (subnormals, as expf); inf, -inf
+ * and NaN behave as in expf. Method: exp(x) = 2^n * exp(r) with n = round(x / ln 2) and
+ * r = x - n ln 2 split in two parts (Cody and Waite), exp(r) by a degree-6 polynomial on
+ * |r| <= ln(2) / 2, and 2^n applied in two halves so that no exponent field overflows. Branch
+ * and select free, with explicit FMAs (softmax runs it on every score of an attention): x is
+ * clamped to [-104, 89], where exp rounds to 0 below and overflows to inf above, and a NaN
+ * passes the clamp (its comparisons are false) and the arithmetic. */
 #ifndef KILN_RUNTIME_VECTOR_MATH_H_
 #define KILN_RUNTIME_VECTOR_MATH_H_
 
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
-
-static inline float kiln_pow2i_f32(int32_t n) {
-  const int32_t bits = (n + 127) << 23;
-  float f;
-  memcpy(&f, &bits, sizeof f);
-  return f;
-}
-
-static inline float kiln_expf(float x) {
-  const float kMax = 88.72283935546875f;  /* largest x with a finite exp(x) */
-  const float kMin = -87.33654022216797f; /* smallest x with a normal exp(x) */
-  const float xc = x > kMax ? kMax : (x < kMin ? kMin : x);
-  /* round to nearest by adding and subtracting 1.5 * 2^23 */
-  const float n = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
-  const float r = (xc - n * 0.693359375f) + n * 2.12194440e-4f;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  const float e = (p * r) * r + r + 1.0f;
-  const int32_t ni = (int32_t)n, half = ni >> 1;
-  const float y = e * kiln_pow2i_f32(half) * kiln_pow2i_f32(ni - half);
-  const float inf = 1.0f / 0.0f;
-  return x != x ? x : (x > kMax ? inf : (x < kMin ? 0.0f : y));
-}
 
 /* a * b + c, fused where the target has an FMA instruction (one rounding), else two roundings:
  * the callers' split constants keep their results within a few ulp either way. */
@@ -48,6 +23,41 @@ static inline float kiln_expf(float x) {
 #else
 #define KILN_FMAF(a, b, c) ((a) * (b) + (c))
 #endif
+
+/* 2^n for n in [-126, 127]; other n give other bit patterns (modulo 2^32), no undefined shift. */
+static inline float kiln_pow2i_f32(int32_t n) {
+  const uint32_t bits = ((uint32_t)n + 127u) << 23;
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+/* exp(x - n ln 2) for n = round(x / ln 2), |x - n ln 2| <= ln(2) / 2: the remainder r in two
+ * parts (Cody and Waite; n * 0.693359375 is exact) and a degree-6 polynomial, 1 + r + r^2 p(r). */
+static inline float kiln_exp_remainder_f32(float x, float n) {
+  const float r = KILN_FMAF(n, 2.12194440e-4f, KILN_FMAF(n, -0.693359375f, x));
+  float p = 1.9875691500e-4f;
+  p = KILN_FMAF(p, r, 1.3981999507e-3f);
+  p = KILN_FMAF(p, r, 8.3334519073e-3f);
+  p = KILN_FMAF(p, r, 4.1665795894e-2f);
+  p = KILN_FMAF(p, r, 1.6666665459e-1f);
+  p = KILN_FMAF(p, r, 5.0000001201e-1f);
+  return KILN_FMAF(p, r * r, r) + 1.0f;
+}
+
+static inline float kiln_expf(float x) {
+  const float above_min = x < -104.0f ? -104.0f : x;
+  const float xc = above_min > 89.0f ? 89.0f : above_min;
+  /* n = round(xc / ln 2): adding 1.5 * 2^23 rounds, and leaves n in the low mantissa bits */
+  const float shifted = KILN_FMAF(xc, 1.44269504088896341f, 12582912.0f);
+  const float n = shifted - 12582912.0f;
+  const float e = kiln_exp_remainder_f32(xc, n);
+  uint32_t shifted_bits;
+  memcpy(&shifted_bits, &shifted, sizeof shifted_bits);
+  /* n itself (|n| <= 150): the mantissa bits of shifted less those of 1.5 * 2^23 */
+  const int32_t ni = (int32_t)(shifted_bits - 0x4B400000u), half = ni >> 1;
+  return e * kiln_pow2i_f32(half) * kiln_pow2i_f32(ni - half);
+}
 
 /* sigmoid for float, 1 / (1 + exp(-x)) within 3 ulp (as 1 / (1 + kiln_expf(-x))) where the
  * result is normal, in about 20 vector instructions and one division: it is the tail of every
@@ -62,20 +72,14 @@ static inline float kiln_sigmoidf(float x) {
   /* n = round(-xc / ln 2): adding 1.5 * 2^23 rounds, and leaves n in the low mantissa bits */
   const float shifted = KILN_FMAF(xc, -1.44269504088896341f, 12582912.0f);
   const float n = shifted - 12582912.0f;
-  const float r = KILN_FMAF(n, 2.12194440e-4f, KILN_FMAF(n, -0.693359375f, -xc));
-  float p = 1.9875691500e-4f;
-  p = KILN_FMAF(p, r, 1.3981999507e-3f);
-  p = KILN_FMAF(p, r, 8.3334519073e-3f);
-  p = KILN_FMAF(p, r, 4.1665795894e-2f);
-  p = KILN_FMAF(p, r, 1.6666665459e-1f);
-  p = KILN_FMAF(p, r, 5.0000001201e-1f);
+  const float e = kiln_exp_remainder_f32(-xc, n);
   uint32_t bits;
   memcpy(&bits, &shifted, sizeof bits);
   bits = (bits + 127u) << 23; /* the exponent field of 2^n: (n + 127) << 23, modulo 2^32 */
   float scale;
   memcpy(&scale, &bits, sizeof scale);
-  /* exp(-x) = (1 + r + r^2 p) 2^n; the 1 is added first, so that a scale of inf gives inf */
-  return 1.0f / (1.0f + (KILN_FMAF(p, r * r, r) + 1.0f) * scale);
+  /* exp(-x) = e 2^n; e >= 0.7, so that a scale of inf gives inf */
+  return 1.0f / (1.0f + e * scale);
 }
 
 /* tanh for float, branch-free so that loops vectorize (recurrent cells call it per element
