@@ -5,10 +5,6 @@
 #include <cstring>
 #include <new>
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
-
 #include "kiln/support/error.h"
 #include "kiln/support/limits.h"
 #include "kiln/support/strings.h"
@@ -48,23 +44,6 @@ std::vector<int64_t> contiguous_strides(const Shape& shape) {
   return strides;
 }
 
-namespace {
-
-// Tensors of several megabytes (weights, large activations) go on 2 MiB pages: a build moves
-// ResNet-50's 100 MB of weights twice, and 4 KiB pages made page faults half its warm-cache
-// compile time; the kernels streaming weights take fewer TLB misses too.
-constexpr size_t kHugePage = size_t{2} << 20;
-
-size_t allocation_alignment(size_t bytes) { return bytes >= 2 * kHugePage ? kHugePage : NDArray::kAlignment; }
-
-void advise_huge_pages([[maybe_unused]] void* p, [[maybe_unused]] size_t bytes) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  if (bytes >= 2 * kHugePage) madvise(p, bytes, MADV_HUGEPAGE);  // a hint: failure changes nothing
-#endif
-}
-
-}  // namespace
-
 NDArray NDArray::empty(Shape shape, DType dtype) {
   for (int64_t d : shape) check(d >= 0, "cannot allocate a tensor of shape with unknown or negative dimension");
   // Within the limits (kiln/support/limits.h): an error, not an out-of-memory kill.
@@ -73,11 +52,9 @@ NDArray NDArray::empty(Shape shape, DType dtype) {
   a.shape_ = std::move(shape);
   a.dtype_ = dtype;
   // Round up so that even empty tensors own a distinct, aligned allocation.
-  const size_t alignment = allocation_alignment(a.nbytes());
-  size_t bytes = (std::max<size_t>(a.nbytes(), 1) + alignment - 1) / alignment * alignment;
-  void* p = std::aligned_alloc(alignment, bytes);
+  size_t bytes = (std::max<size_t>(a.nbytes(), 1) + kAlignment - 1) / kAlignment * kAlignment;
+  void* p = std::aligned_alloc(kAlignment, bytes);
   if (!p) throw std::bad_alloc();
-  advise_huge_pages(p, bytes);
   std::memset(p, 0, bytes);
   a.buffer_ = std::shared_ptr<std::byte>(static_cast<std::byte*>(p), [](std::byte* q) { std::free(q); });
   return a;

@@ -108,6 +108,21 @@ def @main(%x: Tensor[(2), float32], %y: Tensor[(2), float32]) {
   EXPECT_EQ(distinct_nodes(main, ExprKind::kCall), 5u);
 }
 
+TEST(EliminateCommonSubexpr, LargeConstantsMergeOnlyWhenEveryByteIsEqual) {
+  // 4099 floats: the hash samples some of their bytes, the merge compares them all.
+  auto weights = [](int64_t changed) {
+    std::vector<float> v(4099, 0.5f);
+    if (changed >= 0) v[static_cast<size_t>(changed)] = 0.25f;
+    return make_constant(NDArray::from_vector({4099}, v));
+  };
+  Var x = make_var("x", tensor_type({4099}, DType::kFloat32));
+  std::vector<Expr> sums;
+  for (int64_t changed : {-1, -1, 1, 4098, 17, 17}) sums.push_back(call_op("add", {x, weights(changed)}));
+  IRModule got = run_passes(IRModule::from_function(make_function({x}, make_tuple(sums))), {"EliminateCommonSubexpr"});
+  EXPECT_EQ(distinct_nodes(got.lookup("main"), ExprKind::kConstant), 4u);
+  EXPECT_EQ(distinct_nodes(got.lookup("main"), ExprKind::kCall), 4u);
+}
+
 TEST(EliminateCommonSubexpr, MergesProjectionsAndTuplesOfTheSameNodes) {
   expect_cse(R"(
 def @main(%x: Tensor[(6), float32]) {

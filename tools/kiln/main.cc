@@ -7,6 +7,10 @@
 #include <map>
 #include <new>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include "cli.h"
 #include "kiln/ir/op.h"
 #include "kiln/support/error.h"
@@ -187,7 +191,22 @@ int run_command(const Command& c, const std::vector<std::string>& rest) {
 
 }  // namespace
 
+namespace {
+
+// A build moves a model's weights (ResNet-50: 100 MB) through several short-lived copies. By
+// default glibc maps each large buffer afresh and unmaps it on free, so every copy faults in new
+// zeroed pages (a fifth of a warm-cache compile); kept in the heap, freed pages are reused.
+void keep_freed_memory() {
+#if defined(__GLIBC__)
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  keep_freed_memory();
   // Ctrl-C or a kill while compiling leaves no half-written artifact or cache entry.
   kiln::install_interrupt_cleanup();
   if (argc < 2) {
