@@ -161,13 +161,16 @@ void register_builtin_passes() {
     r.add(simple_pass({"FuseLayerNorm", 2, {"InferType"}, true}, fuse_layer_norm_pass));
     r.add(simple_pass({"MoveBiasBeforeReshape", 2, {"InferType"}, true}, move_bias_before_reshape_pass));
     r.add(simple_pass({"FuseAttention", 2, {"InferType"}, true}, fuse_attention_pass));
-    // Options: "force" (every 3x3 stride-1 blocked convolution), "min_tiles", "channels_per_tile".
+    // Options: "force" (every 3x3 stride-1 blocked convolution), "min_tiles", "channels_per_tile",
+    // "min_products_per_transform".
     r.add({{"WinogradConv2D", 3, {"InferType"}, true}, [](const IRModule& m, const PassContext& ctx) {
              const Attrs& options = ctx.options_of("WinogradConv2D");
              WinogradConv2DOptions o;
              if (const AttrValue* force = options.find("force")) o.force = force->as_bool();
              if (const AttrValue* tiles = options.find("min_tiles")) o.min_tiles = tiles->as_int();
              if (const AttrValue* per = options.find("channels_per_tile")) o.channels_per_tile = per->as_int();
+             if (const AttrValue* products = options.find("min_products_per_transform"))
+               o.min_products_per_transform = products->as_int();
              return winograd_conv2d_pass(m, o);
            }});
     r.add({{"PackDenseWeights", 3, {"InferType"}, true},

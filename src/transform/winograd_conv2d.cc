@@ -15,9 +15,14 @@
 // tiles and at least one tile per `channels_per_tile` input channels (ResNet's 56x56x64 and
 // 28x28x128 layers: 1.5-1.6x faster than the direct tile; its 14x14x256 ones, 16 tiles for 256
 // channels, ran at 57% of the peak in effective GFLOP/s against 86% direct; options of the same names;
-// `force` rewrites every convolution that qualifies by shape). Data of one channel per block
-// (NCHW1c: a 3-channel image stem) stays direct: transforming its tiles costs about as much as
-// the few products per tile it saves (U-Net's 256x256x3 stem: 13 GFLOP/s effective).
+// `force` rewrites every convolution that qualifies by shape). Each transformed input value
+// feeds `out` channels' products and each output transform sums `in` channels', so with few
+// channels the transforms cost more than the products they save: a convolution needs
+// in * out / (in + out) >= `min_products_per_transform` (20). 32 -> 32 channels (16) ran
+// slower as Winograd (U-Net at 256x256: 18.4 ms against 16.9 direct; Inception at 147x147: 3.1
+// against 2.9), 32 -> 64 (21) faster (Inception: 4.3-4.6 against 5.0-5.4). Data of one channel
+// per block (NCHW1c: a 3-channel image stem) stays direct: transforming its tiles costs about as
+// much as the few products per tile it saves (U-Net's 256x256x3 stem: 13 GFLOP/s effective).
 #include "kiln/attrs/layout.h"
 #include "kiln/attrs/nn.h"
 #include "kiln/attrs/winograd.h"
@@ -83,7 +88,10 @@ class WinogradRewriter : public ExprRewriter {
     const int64_t tiles = data->shape[0] * ((out->shape[2] + 3) / 4) * ((out->shape[3] + 3) / 4);
     const int64_t channels = data->shape[1] * data->shape[4];
     if (data->shape[4] == 1) return false;
-    return tiles >= options_.min_tiles && tiles * options_.channels_per_tile >= channels;
+    const int64_t out_channels = out->shape[1] * out->shape[4];
+    const bool enough_products =
+        channels * out_channels >= options_.min_products_per_transform * (channels + out_channels);
+    return tiles >= options_.min_tiles && tiles * options_.channels_per_tile >= channels && enough_products;
   }
 
   // No variable (function parameter or let) in `e`: FoldConstant computes its transform.

@@ -215,7 +215,10 @@ TEST(WinogradConv2D, CostRuleByTilesAndChannels) {
   EXPECT_FALSE(rewritten({1, 16, 8, 8, 16, "[1, 1, 1, 1]"}));      // 4 tiles
   // An image stem (NCHW1c data, 3 channels) stays direct however many tiles it has.
   EXPECT_FALSE(rewritten({1, 3, 224, 224, 32, "[1, 1, 1, 1]", 1, 16}));
-  EXPECT_TRUE(rewritten({1, 16, 224, 224, 32, "[1, 1, 1, 1]", 16, 16}));
+  // Few channels: the transforms cost more than the products they save.
+  EXPECT_FALSE(rewritten({1, 16, 224, 224, 32, "[1, 1, 1, 1]", 16, 16}));  // 16 * 32 / 48 < 20
+  EXPECT_FALSE(rewritten({1, 32, 147, 147, 32, "[1, 1, 1, 1]", 16, 16}));  // Inception's stem: 16
+  EXPECT_TRUE(rewritten({1, 32, 147, 147, 64, "[1, 1, 1, 1]", 16, 16}));   // 21
 }
 
 }  // namespace
