@@ -24,6 +24,8 @@ namespace {
 // Rows shorter than this are joined with the axes before them: the per-row loop overhead would
 // outweigh the index divisions it saves.
 constexpr int64_t kMinRowElements = 8;
+// A row of one axis shorter than this takes the axis before it as a second loop.
+constexpr int64_t kShortRowElements = 64;
 // Fewer rows than this leave the parallel loop without enough tasks; the flat schedule is used.
 constexpr int64_t kMinRows = 4;
 
@@ -38,20 +40,28 @@ int64_t rows_per_task(int64_t rows, int64_t wanted) {
 // Rows of the innermost axes (joined until a row has kMinRowElements), the outer axes fused and
 // run in parallel, each row one vectorised loop. Fusing every axis would make each element divide
 // the flat index back into all its coordinates (concat, slice, transpose, broadcast operands):
-// per row those divisions happen once. False (stage untouched) when the shape has too few rows.
+// per row those divisions happen once. A row of one short axis (a blocked layout's 16 channels)
+// takes the axis before it as a loop of its own, so that the divisions happen once per plane row
+// rather than once per vector. False (stage untouched) when the shape has too few rows.
 bool schedule_injective_rows(te::Stage& stage, const std::vector<te::IterVar>& leaves) {
   size_t first_row_axis = leaves.size() - 1;
   int64_t row = leaves.back()->extent;
   while (first_row_axis > 0 && row < kMinRowElements) row *= leaves[--first_row_axis]->extent;
+  const bool short_row = first_row_axis == leaves.size() - 1 && row < kShortRowElements && first_row_axis >= 2;
+  if (short_row) row *= leaves[--first_row_axis]->extent;
   if (first_row_axis == 0) return false;
   int64_t rows = 1;
   for (size_t i = 0; i < first_row_axis; ++i) rows *= leaves[i]->extent;
   if (rows < kMinRows) return false;
   te::IterVar outer = leaves[0];
   for (size_t i = 1; i < first_row_axis; ++i) outer = stage.fuse(outer, leaves[i]);
-  te::IterVar inner = leaves[first_row_axis];
-  for (size_t i = first_row_axis + 1; i < leaves.size(); ++i) inner = stage.fuse(inner, leaves[i]);
-  stage.vectorize(inner);
+  if (short_row) {
+    stage.vectorize(leaves.back());
+  } else {
+    te::IterVar inner = leaves[first_row_axis];
+    for (size_t i = first_row_axis + 1; i < leaves.size(); ++i) inner = stage.fuse(inner, leaves[i]);
+    stage.vectorize(inner);
+  }
   if (rows * row < kMinParallelElements) return true;
   auto [task, rest] = stage.split(outer, rows_per_task(rows, std::max<int64_t>(1, kElementsPerTask / row)));
   (void)rest;

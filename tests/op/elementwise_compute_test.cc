@@ -91,6 +91,17 @@ TEST(ElementwiseCompute, ParallelTasksDivideTheRows) {
   EXPECT_EQ(source.find("< 43904"), std::string::npos) << source;
 }
 
+// A blocked tensor's rows of 16 channels take the W axis as a loop of their own: the (N, C/16, H)
+// index is divided once per W x 16 elements, not once per vector (EfficientNet's squeeze-excite
+// multiply spent more on those divisions than on the products).
+TEST(ElementwiseCompute, BlockedRowsLoopOverWidth) {
+  const std::string source = expect_compiled_matches_interpreter(
+      "fn (%x: Tensor[(1, 2, 112, 112, 16), float32], %s: Tensor[(1, 2, 1, 1, 16), float32], Primitive=1) "
+      "{ multiply(%x, %s) }");
+  EXPECT_NE(source.find("< 112; ++"), std::string::npos) << source;
+  EXPECT_EQ(source.find("% 112"), std::string::npos) << source;
+}
+
 TEST(ElementwiseCompute, FloatRemainders) {
   for (const char* op : {"mod", "floor_mod"})
     for (const char* dtype : {"float32", "float64"}) {

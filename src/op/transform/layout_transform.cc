@@ -62,31 +62,14 @@ int64_t unblocked_channel_block(const ScheduleInput& in, const te::Tensor& out, 
   return block;
 }
 
-// Rows of the innermost axis: the outer axes fused and run in parallel, the innermost (the
-// block, or W) vectorised. The default injective schedule fuses every axis and then divides the
-// flat index back into the blocked one per element, which costs more than the copy.
+// The default injective schedule (rows of the innermost axes; a blocked layout's 16-wide rows
+// with the axis before them as a second loop), after the unblocking order.
 void layout_transform_schedule(const ScheduleInput& in) {
-  constexpr int64_t kMinParallelElements = 1 << 14;
-  constexpr int64_t kElementsPerTask = 1 << 12;
   for (const te::Tensor& out : in.outputs) {
     te::Stage& stage = in.schedule[out];
     if (stage.attach() != te::Stage::Attach::kRoot || stage.op()->reduce) continue;
     if (const int64_t block = unblocked_channel_block(in, out, stage)) unblocking_order(stage, block);
-    const std::vector<te::IterVar> leaves = stage.leaf_iter_vars();
-    if (leaves.size() < 2 || leaves.back()->extent < 4) {
-      schedule_injective_stage(stage, in.target);
-      continue;
-    }
-    te::IterVar rows = leaves[0];
-    for (size_t i = 1; i + 1 < leaves.size(); ++i) rows = stage.fuse(rows, leaves[i]);
-    stage.vectorize(leaves.back());
-    int64_t elements = 1;
-    for (int64_t d : out.shape()) elements *= d;
-    if (elements < kMinParallelElements) continue;
-    // Tasks of several rows: a task per 16-float row of NCHW16c spent more in dispatch than in copying.
-    auto [task, rest] = stage.split(rows, std::max<int64_t>(1, kElementsPerTask / leaves.back()->extent));
-    (void)rest;
-    stage.parallel(task);
+    schedule_injective_stage(stage, in.target);
   }
 }
 
