@@ -273,11 +273,24 @@ class FunctionWriter {
     Stmt body = loop.body;
     // A tile loop guarded by `offset + i < bound` (a tile that overhangs the tensor) ends
     // at the bound instead: the compiler vectorizes a loop with a run-time end, not the guard.
+    // Parts of the guard that the loop does not change (a tile overhanging another axis) are
+    // tested once, around the loop.
+    PrimExpr outside;
     if (const auto* guard = body.as<tir::IfThenElse>(); guard && !guard->else_case.defined()) {
-      if (PrimExpr last = guarded_end(loop, guard->condition); last.defined()) {
-        end = analyzer_.simplify(tir::min(end, last));
-        body = guard->then_case;
+      PrimExpr inside;
+      for (const PrimExpr& part : conjuncts(guard->condition)) {
+        if (PrimExpr last = guarded_end(loop, part); last.defined())
+          end = analyzer_.simplify(tir::min(end, last));
+        else if (is_pure_index(part) && !tir::uses_var(part, loop.loop_var))
+          outside = outside.defined() ? tir::logical_and(outside, part) : part;
+        else
+          inside = inside.defined() ? tir::logical_and(inside, part) : part;
       }
+      body = inside.defined() ? Stmt(tir::IfThenElse{inside, guard->then_case, Stmt()}) : guard->then_case;
+    }
+    if (outside.defined()) {
+      line(os, indent) << "if (" << expr(outside) << ") {\n";
+      ++indent;
     }
     if (loop.kind == tir::ForKind::kVectorized) line(os, indent) << "KILN_VECTORIZE\n";
     if (loop.kind == tir::ForKind::kUnrolled) {
@@ -290,6 +303,23 @@ class FunctionWriter {
     emit(os, body, indent + 1);
     unbind(loop);
     line(os, indent) << "}\n";
+    if (outside.defined()) line(os, indent - 1) << "}\n";
+  }
+
+  static std::vector<PrimExpr> conjuncts(const PrimExpr& condition) {
+    if (condition.kind() != ExprKind::kAnd) return {condition};
+    std::vector<PrimExpr> parts = conjuncts(condition->operands[0]);
+    for (PrimExpr& p : conjuncts(condition->operands[1])) parts.push_back(std::move(p));
+    return parts;
+  }
+
+  // Reads no memory and calls nothing: the same wherever it is evaluated.
+  static bool is_pure_index(const PrimExpr& e) {
+    bool pure = true;
+    tir::visit_exprs(e, [&](const PrimExpr& x) {
+      pure = pure && x.kind() != ExprKind::kLoad && x.kind() != ExprKind::kExternCall && x.kind() != ExprKind::kCall;
+    });
+    return pure;
   }
 
   // For `offset + i < bound` with offset and bound free of the loop variable i: the loop's

@@ -68,6 +68,32 @@ TEST(CodegenBuild, FusedAddExpRunsInParallelTasks) {
   expect_near_all(out, want, 1e-6f);
 }
 
+// Tiles that overhang both axes (10 = 4 + 4 + 2 rows, 13 = 8 + 5 columns): the column guard
+// becomes the vector loop's end and the row guard, which the vector loop does not change, is
+// tested once around it; the elements past the edges are not written.
+TEST(CodegenBuild, GuardOfAnOuterAxisIsTestedAroundTheVectorLoop) {
+  Tensor a = placeholder({10, 13}, DType::kFloat32, "A");
+  Tensor twice = compute({10, 13}, "T", [&](const Indices& i) { return a(i[0], i[1]) + a(i[0], i[1]); });
+  Schedule s({twice});
+  auto [io, ii] = s[twice].split(s[twice].axis(0), 4);
+  auto [jo, ji] = s[twice].split(s[twice].axis(1), 8);
+  s[twice].reorder({io, jo, ii, ji});
+  s[twice].vectorize(ji);
+  std::string source;
+  LoadedKernels lib(build({lower(s, {a, twice}, "twice")}, &source));
+  const size_t vector_loop = source.find("KILN_VECTORIZE", source.find("int32_t twice("));
+  ASSERT_NE(vector_loop, std::string::npos) << source;
+  const size_t row_guard = source.rfind("if (", vector_loop);
+  ASSERT_NE(row_guard, std::string::npos) << source;
+  EXPECT_EQ(source.find("if (", vector_loop), std::string::npos) << "a guard left inside the vector loop\n" << source;
+
+  std::vector<float> x = random_values(10 * 13, 3), out(10 * 13, 0.0f);
+  ASSERT_EQ(lib.call("twice", {x.data(), out.data()}), 0);
+  std::vector<float> want(x.size());
+  for (size_t i = 0; i < x.size(); ++i) want[i] = 2.0f * x[i];
+  expect_near_all(out, want, 0.0f);
+}
+
 std::vector<float> reference_matmul(const std::vector<float>& a, const std::vector<float>& b, int m, int n, int k) {
   std::vector<float> c(static_cast<size_t>(m * n));
   for (int i = 0; i < m; ++i)

@@ -70,10 +70,36 @@ TEST(NnCompute, Conv2dStridedGathersTaps) {
   expect_conv("1, 3, 19, 17", "5, 3, 3, 3", "strides=[2, 2], padding=[0, 1, 1, 0]");
 }
 
+// Float tiles are 8 channels, or 12 when 8 does not divide the channels; the channels past the
+// last whole tile take tiles of 8, 4, 2 and 1 rows.
 TEST(NnCompute, Conv2dChannelsThatDoNotFillATile) {
-  expect_conv("1, 5, 8, 8", "7, 5, 3, 3", "padding=[1, 1, 1, 1]");  // 7 output channels: tiles of 1
-  expect_conv("1, 5, 8, 8", "6, 5, 1, 1", "");                      // tiles of 2
-  expect_conv("1, 3, 9, 9", "12, 3, 3, 3", "strides=[2, 2]");       // tiles of 4
+  expect_conv("1, 5, 8, 8", "7, 5, 3, 3", "padding=[1, 1, 1, 1]");  // 7 output channels: 4 + 2 + 1 rows
+  expect_conv("1, 5, 8, 8", "6, 5, 1, 1", "");                      // 4 + 2
+  expect_conv("1, 3, 9, 9", "12, 3, 3, 3", "strides=[2, 2]");       // one tile of 12
+  expect_conv("2, 9, 7, 9", "21, 9, 1, 1", "");                     // two batches, 12, then 8 + 1
+}
+
+// ShuffleNetV2's 1x1 convolutions (58 and 116 output channels, NCHW): whole 12-row tiles and the
+// 10 or 8 channels left in tiles of 8 and 2 rows, on the direct path: one call per output tile
+// (14x14 and 28x28 planes), blocks of 60 channels whose last reaches past 116 (7x7), and the
+// core at the root when the convolution is also an output.
+TEST(NnCompute, Conv2dDirect1x1ShuffleNetChannels) {
+  std::string source =
+      expect_compiled_matches_interpreter(conv_fn("1, 58, 14, 14", "116, 58, 1, 1", ""), reduction_tolerance());
+  EXPECT_NE(source.find("kiln_sgemm_nn_f32_12x32("), std::string::npos) << source;
+  EXPECT_NE(source.find("kiln_sgemm_nn_f32_8x32("), std::string::npos) << source;
+  EXPECT_EQ(source.find("kiln_sgemm_nn_f32_4x32("), std::string::npos) << source;
+  source = expect_compiled_matches_interpreter(conv_fn("1, 24, 28, 28", "58, 24, 1, 1", ""), reduction_tolerance());
+  EXPECT_NE(source.find("kiln_sgemm_nn_f32_12x32("), std::string::npos) << source;
+  EXPECT_NE(source.find("kiln_sgemm_nn_f32_8x32("), std::string::npos) << source;
+  EXPECT_NE(source.find("kiln_sgemm_nn_f32_2x32("), std::string::npos) << source;
+  EXPECT_EQ(source.find("kiln_sgemm_nn_f32_4x32("), std::string::npos) << source;
+  expect_conv("1, 116, 7, 7", "116, 116, 1, 1", "");  // one partial tile of positions
+  if (!has_computes({"nn.relu"})) return;
+  expect_compiled_matches_interpreter(
+      "fn (%x: Tensor[(1, 24, 9, 9), float32], %w: Tensor[(58, 24, 1, 1), float32], Primitive=1) "
+      "{ %0 = nn.conv2d(%x, %w); (%0, nn.relu(%0)) }",
+      reduction_tolerance());
 }
 
 TEST(NnCompute, Conv2dGrouped) {
@@ -151,6 +177,7 @@ TEST(NnCompute, Conv2dFusedBiasRelu) {
   fused("1, 8, 10, 11", "16, 8, 3, 3", 16, "padding=[1, 1, 1, 1]");     // padded rows
   std::string direct = fused("1, 16, 10, 10", "24, 16, 1, 1", 24, "");  // direct, tiles in the loop
   EXPECT_NE(direct.find("kiln_sgemm_nn_f32_8x32("), std::string::npos) << direct;
+  fused("1, 24, 15, 15", "116, 24, 1, 1", 116, "");  // blocks of 60 channels, the last past 116
   fused("1, 6, 13, 11", "16, 6, 3, 3", 16, "strides=[2, 2], padding=[1, 1, 1, 1]");  // gathered taps
   fused("1, 8, 12, 13", "8, 1, 3, 3", 8, "padding=[1, 1, 1, 1], groups=8");          // depthwise
   fused("1, 5, 7, 7", "5, 1, 5, 5", 5, "padding=[2, 2, 2, 2], groups=5");            // flat plane

@@ -39,13 +39,15 @@ bool has_nn_tile(int64_t mr, int64_t nr) {
   return std::find(t.begin(), t.end(), std::pair{mr, nr}) != t.end();
 }
 
+bool has_sgemm_nn_tile(int64_t mr, int64_t nr) { return has_nn_tile(mr, nr) || (mr == 12 && nr == 32); }
+
 bool has_nt_tile(int64_t mr, int64_t nr) {
   const auto& t = nt_tiles();
   return std::find(t.begin(), t.end(), std::pair{mr, nr}) != t.end();
 }
 
 tir::Stmt sgemm_nn_call(const NNTileCall& t) {
-  check(has_nn_tile(t.mr, t.nr), "no NN micro-kernel tile ", t.mr, "x", t.nr);
+  check(has_sgemm_nn_tile(t.mr, t.nr), "no NN micro-kernel tile ", t.mr, "x", t.nr);
   std::vector<PrimExpr> args = {t.k, t.taps_h, t.taps_w, t.a,    t.a_row, t.a_k,   t.a_th, t.a_tw,
                                 t.b, t.b_k,    t.b_th,   t.b_tw, t.c,     t.c_row, t.n};
   return tir::Evaluate{tir::extern_call(cat("kiln_sgemm_nn_f32_", t.mr, "x", t.nr), std::move(args))};

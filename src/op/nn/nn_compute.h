@@ -36,6 +36,8 @@ tir::Stmt sgemm_nt_call(int64_t mr, int64_t nr, tir::PrimExpr k, tir::PrimExpr a
                         tir::PrimExpr ldb, tir::PrimExpr c, tir::PrimExpr ldc);
 // Register tiles the micro-kernel header defines.
 bool has_nn_tile(int64_t mr, int64_t nr);
+// Also the float-only tiles (12 x 32).
+bool has_sgemm_nn_tile(int64_t mr, int64_t nr);
 bool has_nt_tile(int64_t mr, int64_t nr);
 
 // The largest of `options` (in the order given) that divides `extent`; 0 when none does.
