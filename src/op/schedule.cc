@@ -6,8 +6,6 @@
 namespace kiln {
 namespace {
 
-// Below this many elements a parallel loop costs more in hand-off than it saves.
-constexpr int64_t kMinParallelElements = 1 << 14;
 // Elements per parallel task: large enough that one task amortises its dispatch.
 constexpr int64_t kElementsPerTask = 1 << 12;
 

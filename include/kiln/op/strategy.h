@@ -104,5 +104,7 @@ std::string only_float_data(const std::vector<Type>& arg_types, const Type& out_
 void schedule_reduce(const ScheduleInput& in);
 // Parallel + vectorised loops for one stage computed at root (helper for op schedules).
 void schedule_injective_stage(te::Stage& stage, const Target& target);
+// Below this many elements a copy's parallel loop costs more in hand-off than it saves.
+constexpr int64_t kMinParallelElements = 1 << 14;
 
 }  // namespace kiln

@@ -168,6 +168,10 @@ te::TensorIntrin depthwise_row_intrin(const BlockedShape& s, const te::Tensor& d
   return te::TensorIntrin{cat("depthwise_row_", s.kh, "x", s.kw), desc, emit};
 }
 
+// A depthwise multiply-add costs about four of a dense convolution's (one load per FMA, no
+// reuse across output channels), so a smaller depthwise layer is already worth two threads.
+constexpr int64_t kDepthwiseCostPerMac = 4;
+
 // Rows (n, channel block, output row) in parallel; the element-wise tail, when there is one,
 // reads each row from a local buffer the kernel fills.
 void depthwise_rows_schedule(const ScheduleInput& in, const BlockedShape& s) {
@@ -179,7 +183,7 @@ void depthwise_rows_schedule(const ScheduleInput& in, const BlockedShape& s) {
   te::Stage& t = in.schedule[tile_out];
   t.vectorize(t.axis(4));
   te::IterVar rows = fuse_all(t, {t.axis(0), t.axis(1), t.axis(2)});
-  if (s.n * s.ob * s.y * s.oh * s.ow * s.kh * s.kw >= kMinParallelWork) t.parallel(rows);
+  if (s.n * s.ob * s.y * s.oh * s.ow * s.kh * s.kw * kDepthwiseCostPerMac >= kMinParallelWork) t.parallel(rows);
   te::Stage& conv = in.schedule[out];
   if (!tile_out.same_as(out)) conv.compute_at(t, rows);
   const te::Operation& op = out.op();
@@ -386,11 +390,12 @@ void blocked_conv2d_schedule(const ScheduleInput& in, const Conv2DAttrs& attrs, 
   te::Tensor src = find_tensor(out, padded_name(in.call.name));
   const bool pad_per_row = src.defined() && depthwise_pads_per_row(s, blocks);
   if (src.defined() && !pad_per_row) {
-    // Rows of the padded copy in parallel, the channel block vectorised: no index division.
+    // Rows of the padded copy in parallel, the channel block vectorised: no index division. A
+    // copy left on one thread would also read the half of its input the other cores wrote.
     te::Stage& pad = in.schedule[src];
     te::IterVar rows = fuse_all(pad, {pad.axis(0), pad.axis(1), pad.axis(2)});
     pad.vectorize(pad.axis(4));
-    if (product(src.shape()) >= kMinParallelWork) pad.parallel(rows);
+    if (product(src.shape()) >= kMinParallelElements) pad.parallel(rows);
   }
   // The stage written tile by tile: the group's element-wise tail when it has one, else the
   // convolution itself, computed into a local tile (cache_write). A convolution computed wider
