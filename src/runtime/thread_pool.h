@@ -3,10 +3,11 @@
 // worker or by the caller) runs inline, so nested parallel loops never deadlock.
 //
 // Dispatch costs microseconds: the caller publishes a loop in one atomic word (generation and
-// next task) without a mutex; idle workers spin on it for a short while (kSpin) before
+// the range of unclaimed tasks) without a mutex; idle workers spin on it for a short while (kSpin) before
 // sleeping on a condition variable, which the caller only signals when someone sleeps, so
 // loops issued back to back by a graph executor find the workers awake. Threads claim chunks
-// of tasks from that word, and the caller waits only for chunks claimed, never for a worker
+// of tasks from that word (the caller from its front, workers from its back, so that each
+// thread's tasks are contiguous), and the caller waits only for chunks claimed, never for a worker
 // that has not woken up yet (which matters on a loaded machine).
 #pragma once
 
@@ -72,8 +73,9 @@ class ThreadPool {
   // Spins, then sleeps, until a loop of another generation than `seen` is published or the
   // pool stops; returns the generation seen last.
   uint32_t wait_for_loop(uint32_t seen);
-  // Runs chunks of the published loop of generation `generation` until none is left.
-  void run_chunks(uint32_t generation);
+  // Runs chunks of the published loop of generation `generation` until none is left, taking
+  // them from the front of the unclaimed tasks (the caller) or from the back (workers).
+  void run_chunks(uint32_t generation, bool from_back);
   void wake_sleepers();
   void stop_workers();
 

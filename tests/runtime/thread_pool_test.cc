@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -164,6 +165,32 @@ TEST(ThreadPool, EveryTaskRunsOnceForManyLoopSizesAndThreadCounts) {
         ASSERT_EQ(runs[static_cast<size_t>(i)].load(), 1) << "threads=" << threads << " n=" << n << " task " << i;
     }
   }
+}
+
+// Consecutive kernels keep their data in one core's cache only when each thread runs one
+// contiguous part of the tasks: the caller a prefix, the worker the rest.
+TEST(ThreadPool, TwoThreadsSplitTheTasksIntoAPrefixAndASuffix) {
+  ThreadPool pool(2);
+  const std::thread::id caller = std::this_thread::get_id();
+  constexpr int64_t kTasks = 400;
+  std::vector<char> on_caller(kTasks);
+  pool.parallel_for(kTasks, [&](int64_t task) {
+    on_caller[static_cast<size_t>(task)] = std::this_thread::get_id() == caller;
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  });
+  const auto split = std::find(on_caller.begin(), on_caller.end(), 0);
+  EXPECT_GT(split - on_caller.begin(), 0) << "the caller ran no task";
+  EXPECT_LT(split - on_caller.begin(), kTasks) << "the worker ran no task";
+  EXPECT_EQ(std::count(split, on_caller.end(), 1), 0) << "a caller task after the first worker task";
+}
+
+// The loop word holds 16 bits of generation: loops keep running every task after it wraps.
+TEST(ThreadPool, EveryTaskRunsAfterTheGenerationWraps) {
+  ThreadPool pool(2);
+  std::atomic<int64_t> runs{0};
+  constexpr int64_t kLoops = (int64_t{1} << 16) + 100;
+  for (int64_t loop = 0; loop < kLoops; ++loop) pool.parallel_for(3, [&](int64_t) { runs++; });
+  EXPECT_EQ(runs.load(), 3 * kLoops);
 }
 
 TEST(ThreadPool, WorkersThatWentToSleepWakeForTheNextLoop) {
