@@ -133,6 +133,15 @@ TEST(NnCompute, Conv2dDepthwiseFlatPlanes) {
   EXPECT_NE(source.find("_core["), std::string::npos) << source;
 }
 
+// ShuffleNetV2's 3x3 depthwise over 116 channels of 14x14 (204 K multiply-adds) runs its planes
+// on both threads: weighed as depthwise work it is worth it, and at two threads a serial layer
+// would also read half its input from the other core's cache.
+TEST(NnCompute, Conv2dDepthwiseShuffleNetLayerIsParallel) {
+  std::string source = expect_compiled_matches_interpreter(
+      conv_fn("1, 116, 14, 14", "116, 1, 3, 3", "padding=[1, 1, 1, 1], groups=116"), reduction_tolerance());
+  EXPECT_NE(source.find("parallel_for(116,"), std::string::npos) << source;
+}
+
 // int16 operands into int32 (QnnLegalize's form of qnn.conv2d) take the integer micro-kernel;
 // full-range values make the int32 sums wrap, as the reference kernel defines.
 TEST(NnCompute, Conv2dInt16IntoInt32WrapsOnEveryPath) {

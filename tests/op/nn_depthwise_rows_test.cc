@@ -77,6 +77,14 @@ TEST(DepthwiseRows, CompiledMatchesReference) {
   }
 }
 
+// MobileNetV2's last depthwise layer (960 channels of 7x7, 423 K multiply-adds) runs its rows on
+// both threads: weighed as depthwise work it is worth the hand-off.
+TEST(DepthwiseRows, MobileNetLastLayerRowsAreParallel) {
+  const DepthwiseCase c{1, 60, 7, 7, 3, 3, "[1, 1]", "[1, 1, 1, 1]"};
+  const std::string source = expect_compiled_matches_interpreter(depthwise_fn(c, true), tolerance());
+  EXPECT_NE(source.find("parallel_for(420,"), std::string::npos) << source;
+}
+
 // Integer convolutions accumulate in int32 through the generic blocked schedule.
 TEST(DepthwiseRows, OtherDtypesKeepTheGenericSchedule) {
   const DepthwiseCase c{1, 1, 9, 10, 3, 3, "[1, 1]", "[1, 1, 1, 1]"};

@@ -851,7 +851,7 @@ void conv2d_schedule_with(const ScheduleInput& in, const Conv2DAttrs& attrs, con
   const int64_t work = s.n * s.oc * s.oh * s.ow * s.icg * s.kh * s.kw;
   switch (plan.path) {
     case ConvPath::kGeneric: schedule_reduce(in); return;
-    case ConvPath::kDepthwise: schedule_depthwise(in, s, work); return;
+    case ConvPath::kDepthwise: schedule_depthwise(in, s, work * nn::kDepthwiseCostPerMac); return;
     case ConvPath::kOnePosition: schedule_one_position(in, work); return;
     case ConvPath::kPaddedRows: schedule_conv_rows(in, s, plan, work); return;
     case ConvPath::kDirect:

@@ -168,10 +168,6 @@ te::TensorIntrin depthwise_row_intrin(const BlockedShape& s, const te::Tensor& d
   return te::TensorIntrin{cat("depthwise_row_", s.kh, "x", s.kw), desc, emit};
 }
 
-// A depthwise multiply-add costs about four of a dense convolution's (one load per FMA, no
-// reuse across output channels), so a smaller depthwise layer is already worth two threads.
-constexpr int64_t kDepthwiseCostPerMac = 4;
-
 // Rows (n, channel block, output row) in parallel; the element-wise tail, when there is one,
 // reads each row from a local buffer the kernel fills.
 void depthwise_rows_schedule(const ScheduleInput& in, const BlockedShape& s) {

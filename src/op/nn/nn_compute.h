@@ -56,5 +56,9 @@ te::IterVar fuse_all(te::Stage& stage, const std::vector<te::IterVar>& leaves);
 // splitting it gains less than waking a sleeping worker and joining it costs, and a step of
 // a recurrent cell (h by R: 1x256x1024 = 2^18) stays on the core whose cache holds R.
 constexpr int64_t kMinParallelWork = 1 << 19;
+// A depthwise multiply-add costs about four of a dense convolution's (one load per FMA, no
+// reuse across output channels): weighed so, a smaller depthwise layer is already worth two
+// threads.
+constexpr int64_t kDepthwiseCostPerMac = 4;
 
 }  // namespace kiln::nn
