@@ -194,6 +194,26 @@ TEST(NnCompute, Conv2dFusedBiasRelu) {
   fused("1, 3, 31, 29", "16, 3, 3, 3", 16, "strides=[2, 2], padding=[1, 1, 1, 1]");  // stem
 }
 
+// A strided layer whose positions fit one im2col tile (ConvNeXt's 2x2 stride-2 downsampling to
+// 7x7, RegNet's grouped stride-2 blocks to 14x14) gathers its taps once at the root and splits
+// its output into tiles of 64 channels, so that it is more than one task.
+TEST(NnCompute, Conv2dStridedSingleTileSplitsChannels) {
+  if (!has_computes({"nn.bias_add", "nn.relu"})) GTEST_SKIP() << "nn.bias_add or nn.relu has no compute yet";
+  auto fused = [](const std::string& data, const std::string& weight, int64_t channels, const std::string& attrs) {
+    std::string fn = "fn (%x: Tensor[(" + data + "), float32], %w: Tensor[(" + weight + "), float32], %b: Tensor[(" +
+                     std::to_string(channels) + "), float32], Primitive=1) { %0 = nn.conv2d(%x, %w, " + attrs +
+                     "); %1 = nn.bias_add(%0, %b); nn.relu(%1) }";
+    SCOPED_TRACE(fn);
+    return expect_compiled_matches_interpreter(fn, reduction_tolerance());
+  };
+  for (const std::string& source :
+       {fused("1, 64, 14, 14", "128, 64, 2, 2", 128, "strides=[2, 2]"),
+        fused("1, 128, 28, 28", "128, 8, 3, 3", 128, "strides=[2, 2], padding=[1, 1, 1, 1], groups=16")}) {
+    EXPECT_NE(source.find("parallel_for(2,"), std::string::npos) << source;
+    EXPECT_EQ(source.find("parallel_for(1,"), std::string::npos) << source;
+  }
+}
+
 // Squeeze-excite convolutions: one output position of a 1x1 window, summed in lanes of
 // partial sums (16, 8, 4 or 2 by the input channels per group; odd counts keep the generic
 // reduction).

@@ -231,13 +231,14 @@ enum class ConvPath : uint8_t { kGeneric, kDepthwise, kDirect, kPaddedRows, kIm2
 
 struct ConvPlan {
   ConvPath path = ConvPath::kGeneric;
-  int64_t mr = 0, nr = 0;   // micro-kernel tile: out channels x positions
-  int64_t oc_core = 0;      // out channels of the core, whole tiles (the last may reach past oc)
-  int64_t ocb = 0, pb = 0;  // fused paths: output tile of ocb channels x pb positions
-  int64_t core_p = 0;       // positions of the core, whole tiles
-  int64_t pitch = 0;        // padded rows: row pitch (padded width) of the copied data
-  int64_t rows = 0;         // padded rows: rows of the copied data
-  int64_t lanes = 0;        // one position: partial sums per output channel
+  int64_t mr = 0, nr = 0;       // micro-kernel tile: out channels x positions
+  int64_t oc_core = 0;          // out channels of the core, whole tiles (the last may reach past oc)
+  int64_t ocb = 0, pb = 0;      // fused paths: output tile of ocb channels x pb positions
+  int64_t core_p = 0;           // positions of the core, whole tiles
+  int64_t pitch = 0;            // padded rows: row pitch (padded width) of the copied data
+  int64_t rows = 0;             // padded rows: rows of the copied data
+  int64_t lanes = 0;            // one position: partial sums per output channel
+  bool gather_at_root = false;  // im2col: taps gathered once for all tiles, not per tile
 };
 
 // Output channels per output tile: the core tile (ocb x pb floats) stays well inside L1. The
@@ -247,6 +248,24 @@ int64_t channel_block(const ConvPlan& plan) {
   for (int64_t b = plan.mr; b <= plan.oc_core && b * plan.pb <= 4096; b += plan.mr)
     if (plan.oc_core % b == 0) best = b;
   return best;
+}
+
+// Channels per output tile when an im2col layer's positions fit one tile: enough rows per task
+// that each amortises its hand-off, few enough that a 2-core host gets several tasks.
+constexpr int64_t kSingleTileChannels = 64;
+
+// An im2col layer whose positions fit one tile (a strided layer down to 14x14 or 7x7: ConvNeXt's
+// downsampling, RegNet's stride-2 blocks) would be one task: its taps are gathered once at the
+// root, in parallel, and the output is split into channel tiles of about kSingleTileChannels
+// that divide the core's channels. Gathering per channel tile instead repeats the strided
+// gather, which costs far more per element than a multiply-add.
+void split_single_tile(ConvPlan& plan) {
+  int64_t best = plan.oc_core;
+  for (int64_t b = plan.mr; b <= std::max(plan.mr, kSingleTileChannels); b += plan.mr)
+    if (plan.oc_core % b == 0) best = b;
+  if (best == plan.oc_core) return;
+  plan.ocb = best;
+  plan.gather_at_root = true;
 }
 
 // Rows of the micro-kernel tile. Float convolutions without groups take whole tiles and one
@@ -314,6 +333,7 @@ ConvPlan plan_conv2d(const Conv2dShape& s) {
     plan.ocb = call_tiles ? plan.mr : channel_block(plan);
   }
   plan.core_p = nn::round_up(positions, plan.pb);
+  if (plan.path == ConvPath::kIm2col && s.n == 1 && plan.core_p == plan.pb) split_single_tile(plan);
   return plan;
 }
 
@@ -736,7 +756,13 @@ void schedule_conv_fused(const ScheduleInput& in, const te::Tensor& final_out, c
   te::IterVar core_root = tile_core(core_stage, conv_tile_intrin(s, plan, core_source(in, out)), plan, false);
   if (src.defined()) {
     te::Stage& src_stage = in.schedule[src];
-    src_stage.compute_at(core_stage, core_root);
+    if (plan.gather_at_root) {
+      const auto leaves = src_stage.leaf_iter_vars();
+      te::IterVar planes = src_stage.fuse(leaves[0], leaves[1]);
+      if (work >= nn::kMinParallelWork) src_stage.parallel(planes);
+    } else {
+      src_stage.compute_at(core_stage, core_root);
+    }
     te::IterVar col = src_stage.leaf_iter_vars().back();
     if (plan.pb % s.ow == 0) col = src_stage.split(col, s.ow).second;
     src_stage.vectorize(col);
