@@ -431,14 +431,6 @@ TEST(NnCompute, BlockedPools) {
       reduction_tolerance());
 }
 
-// A pool is weighed as a copy of the elements its taps read: EfficientNet's squeeze-excite pool
-// over 20 blocks of 14x14 (63 K taps) runs its blocks on both threads.
-TEST(NnCompute, PoolIsParallelFromCopySizedInputs) {
-  const std::string source = expect_compiled_matches_interpreter(
-      pool_fn("nn.global_avg_pool2d", "1, 20, 14, 14, 16", "layout=\"NCHW16c\""), reduction_tolerance());
-  EXPECT_NE(source.find("parallel_for(20,"), std::string::npos) << source;
-}
-
 // A padded window over blocked data reads a padded copy made row by row (no bounds test per tap,
 // so the channel loop vectorises); padding never wins a maximum, even over negative data.
 TEST(NnCompute, BlockedPaddedPoolReadsAPaddedCopy) {

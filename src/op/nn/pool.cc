@@ -371,9 +371,7 @@ te::IterVar schedule_blocked(te::Stage& stage, int64_t work) {
 // the outputs are rows.
 void pool_schedule(const ScheduleInput& in, const PoolShape& s) {
   const te::Tensor& out = in.anchor.at(0);
-  // A tap costs about what copying an element does (one load and one add or max), so a pool is
-  // weighed as a copy of that many elements.
-  const int64_t work = nn::product(s.out) * s.taps() * (nn::kMinParallelWork / kMinParallelElements);
+  const int64_t work = nn::product(s.out) * s.taps();
   std::vector<te::Tensor> stack = {out};
   std::unordered_set<const te::OperationNode*> seen;
   while (!stack.empty()) {
