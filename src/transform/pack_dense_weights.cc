@@ -65,12 +65,12 @@ class DenseWeightPacker : public ExprRewriter {
     // all the rows: the panel GEMM's row tiles fill up and the weight is streamed once.
     const bool flatten = data->ndim() > 2 && data->shape[data->ndim() - 2] < kMinRows;
     Expr x = rewritten(call.args[0]);
-    if (flatten) x = reshaped(x, {-1, data->shape.back()});
+    if (flatten) x = reshape(x, {-1, data->shape.back()});
     Expr product = call_op("nn.dense_packed", {x, packed_weight(call.args[1], weight_layout, units)}, attrs);
     if (!flatten) return product;
     std::vector<int64_t> out_shape = data->shape;
     out_shape.back() = units;
-    return reshaped(product, out_shape);
+    return reshape(product, out_shape);
   }
 
   static constexpr int64_t kMinRows = 32;
@@ -81,6 +81,12 @@ class DenseWeightPacker : public ExprRewriter {
     Expr& packed = packed_[{weight.get(), layout}];
     if (!packed) packed = pack(rewritten(weight), layout, units);
     return packed;
+  }
+
+  static Expr reshape(Expr x, std::vector<int64_t> shape) {
+    ReshapeAttrs attrs;
+    attrs.newshape = std::move(shape);
+    return call_op("reshape", {std::move(x)}, attrs);
   }
 
   static Expr pack(Expr weight, const std::string& layout, int64_t units) {
@@ -99,6 +105,15 @@ class DenseWeightPacker : public ExprRewriter {
   }
 
   std::map<std::pair<const ExprNode*, std::string>, Expr> packed_;
+
+  // No variable (function parameter or let) anywhere in `e`: FoldConstant computes it at build time.
+  bool variable_free(const Expr& e) {
+    bool free = true;
+    post_order_visit(e, [&](const Expr& node) {
+      if (as<VarNode>(node)) free = false;
+    });
+    return free;
+  }
 };
 
 }  // namespace

@@ -161,7 +161,6 @@ void register_builtin_passes() {
     r.add(simple_pass({"FuseLayerNorm", 2, {"InferType"}, true}, fuse_layer_norm_pass));
     r.add(simple_pass({"MoveBiasBeforeReshape", 2, {"InferType"}, true}, move_bias_before_reshape_pass));
     r.add(simple_pass({"FuseAttention", 2, {"InferType"}, true}, fuse_attention_pass));
-    r.add(simple_pass({"OnePositionConvToDense", 2, {"InferType"}, true}, one_position_conv_to_dense_pass));
     // Options: "force" (every 3x3 stride-1 blocked convolution), "min_tiles", "channels_per_tile",
     // "min_products_per_transform".
     r.add({{"WinogradConv2D", 3, {"InferType"}, true}, [](const IRModule& m, const PassContext& ctx) {

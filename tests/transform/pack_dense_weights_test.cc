@@ -20,6 +20,9 @@
 namespace kiln::testing {
 namespace {
 
+// `text`'s @main with %w bound to `w` (a constant, as a model's weights are).
+IRModule with_weight(const std::string& text, const NDArray& w) { return bind_params(parse_module(text), {{"w", w}}); }
+
 // The pass without its FoldConstant, so the packing itself shows.
 void expect_packed(const std::string& before, const std::string& after, const Shape& w_shape) {
   const NDArray w = sample_tensor(w_shape, 3);

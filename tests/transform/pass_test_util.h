@@ -6,18 +6,12 @@
 #include <string>
 
 #include "ir/text_test_util.h"
-#include "kiln/frontend/onnx.h"
 #include "kiln/ir/parser.h"
 #include "kiln/ir/printer.h"
 #include "kiln/ir/structural.h"
 #include "kiln/transform/pass.h"
 
 namespace kiln::testing {
-
-// `text`'s @main with %w bound to `w` (a constant, as a model's weights are).
-inline IRModule with_weight(const std::string& text, const NDArray& w) {
-  return bind_params(parse_module(text), {{"w", w}});
-}
 
 inline IRModule run_pass(const std::string& pass, const std::string& before) {
   return run_passes(parse_module(before), {pass});

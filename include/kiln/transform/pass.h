@@ -169,10 +169,6 @@ IRModule fuse_layer_norm_pass(const IRModule& mod);
 // MoveBiasBeforeReshape: add(bias, reshape(product)) with the reshape keeping the last axis and the
 // bias varying along it only becomes reshape(add(bias, product)), so the add fuses into the product.
 IRModule move_bias_before_reshape_pass(const IRModule& mod);
-// OnePositionConvToDense: a float32 nn.conv2d of one position (N, C, 1, 1) by a constant 1x1
-// weight without groups or padding becomes reshape(nn.dense(reshape(x), reshape(W))), which
-// PackDenseWeights packs (squeeze-excite blocks).
-IRModule one_position_conv_to_dense_pass(const IRModule& mod);
 // FuseAttention: nn.matmul(nn.softmax([add(][multiply(]nn.matmul(q, k_t)[, c)][, mask)], last axis), v)
 // becomes nn.attention(q, k_t, v[, mask], scale=c), computed over blocks of query rows.
 IRModule fuse_attention_pass(const IRModule& mod);
