@@ -174,24 +174,28 @@ TEST(NnCompute, Conv2dOtherDtypes) {
       reduction_tolerance());
 }
 
+// conv2d + bias_add + relu (one fused group), compiled and compared with the interpreter;
+// returns the generated source.
+std::string expect_fused_conv(const std::string& data, const std::string& weight, int64_t channels,
+                              const std::string& attrs) {
+  std::string fn = "fn (%x: Tensor[(" + data + "), float32], %w: Tensor[(" + weight + "), float32], %b: Tensor[(" +
+                   std::to_string(channels) + "), float32], Primitive=1) { %0 = nn.conv2d(%x, %w" +
+                   (attrs.empty() ? "" : ", " + attrs) + "); %1 = nn.bias_add(%0, %b); nn.relu(%1) }";
+  SCOPED_TRACE(fn);
+  return expect_compiled_matches_interpreter(fn, reduction_tolerance());
+}
+
 TEST(NnCompute, Conv2dFusedBiasRelu) {
   if (!has_computes({"nn.bias_add", "nn.relu"})) GTEST_SKIP() << "nn.bias_add or nn.relu has no compute yet";
-  auto fused = [](const std::string& data, const std::string& weight, int64_t channels, const std::string& attrs) {
-    std::string fn = "fn (%x: Tensor[(" + data + "), float32], %w: Tensor[(" + weight + "), float32], %b: Tensor[(" +
-                     std::to_string(channels) + "), float32], Primitive=1) { %0 = nn.conv2d(%x, %w" +
-                     (attrs.empty() ? "" : ", " + attrs) + "); %1 = nn.bias_add(%0, %b); nn.relu(%1) }";
-    SCOPED_TRACE(fn);
-    return expect_compiled_matches_interpreter(fn, reduction_tolerance());
-  };
-  fused("1, 8, 10, 11", "16, 8, 3, 3", 16, "padding=[1, 1, 1, 1]");     // padded rows
-  std::string direct = fused("1, 16, 10, 10", "24, 16, 1, 1", 24, "");  // direct, tiles in the loop
+  expect_fused_conv("1, 8, 10, 11", "16, 8, 3, 3", 16, "padding=[1, 1, 1, 1]");     // padded rows
+  std::string direct = expect_fused_conv("1, 16, 10, 10", "24, 16, 1, 1", 24, "");  // direct, tiles in the loop
   EXPECT_NE(direct.find("kiln_sgemm_nn_f32_8x32("), std::string::npos) << direct;
-  fused("1, 24, 15, 15", "116, 24, 1, 1", 116, "");  // blocks of 60 channels, the last past 116
-  fused("1, 6, 13, 11", "16, 6, 3, 3", 16, "strides=[2, 2], padding=[1, 1, 1, 1]");  // gathered taps
-  fused("1, 8, 12, 13", "8, 1, 3, 3", 8, "padding=[1, 1, 1, 1], groups=8");          // depthwise
-  fused("1, 5, 7, 7", "5, 1, 5, 5", 5, "padding=[2, 2, 2, 2], groups=5");            // flat plane
-  fused("1, 5, 15, 15", "5, 1, 3, 3", 5, "strides=[2, 2], padding=[1, 1, 1, 1], groups=5");
-  fused("1, 3, 31, 29", "16, 3, 3, 3", 16, "strides=[2, 2], padding=[1, 1, 1, 1]");  // stem
+  expect_fused_conv("1, 24, 15, 15", "116, 24, 1, 1", 116, "");  // blocks of 60 channels, the last past 116
+  expect_fused_conv("1, 6, 13, 11", "16, 6, 3, 3", 16, "strides=[2, 2], padding=[1, 1, 1, 1]");  // gathered taps
+  expect_fused_conv("1, 8, 12, 13", "8, 1, 3, 3", 8, "padding=[1, 1, 1, 1], groups=8");          // depthwise
+  expect_fused_conv("1, 5, 7, 7", "5, 1, 5, 5", 5, "padding=[2, 2, 2, 2], groups=5");            // flat plane
+  expect_fused_conv("1, 5, 15, 15", "5, 1, 3, 3", 5, "strides=[2, 2], padding=[1, 1, 1, 1], groups=5");
+  expect_fused_conv("1, 3, 31, 29", "16, 3, 3, 3", 16, "strides=[2, 2], padding=[1, 1, 1, 1]");  // stem
 }
 
 // A strided layer whose positions fit one im2col tile (ConvNeXt's 2x2 stride-2 downsampling to
@@ -199,16 +203,9 @@ TEST(NnCompute, Conv2dFusedBiasRelu) {
 // its output into tiles of 64 channels, so that it is more than one task.
 TEST(NnCompute, Conv2dStridedSingleTileSplitsChannels) {
   if (!has_computes({"nn.bias_add", "nn.relu"})) GTEST_SKIP() << "nn.bias_add or nn.relu has no compute yet";
-  auto fused = [](const std::string& data, const std::string& weight, int64_t channels, const std::string& attrs) {
-    std::string fn = "fn (%x: Tensor[(" + data + "), float32], %w: Tensor[(" + weight + "), float32], %b: Tensor[(" +
-                     std::to_string(channels) + "), float32], Primitive=1) { %0 = nn.conv2d(%x, %w, " + attrs +
-                     "); %1 = nn.bias_add(%0, %b); nn.relu(%1) }";
-    SCOPED_TRACE(fn);
-    return expect_compiled_matches_interpreter(fn, reduction_tolerance());
-  };
   for (const std::string& source :
-       {fused("1, 64, 14, 14", "128, 64, 2, 2", 128, "strides=[2, 2]"),
-        fused("1, 128, 28, 28", "128, 8, 3, 3", 128, "strides=[2, 2], padding=[1, 1, 1, 1], groups=16")}) {
+       {expect_fused_conv("1, 64, 14, 14", "128, 64, 2, 2", 128, "strides=[2, 2]"),
+        expect_fused_conv("1, 128, 28, 28", "128, 8, 3, 3", 128, "strides=[2, 2], padding=[1, 1, 1, 1], groups=16")}) {
     EXPECT_NE(source.find("parallel_for(2,"), std::string::npos) << source;
     EXPECT_EQ(source.find("parallel_for(1,"), std::string::npos) << source;
   }

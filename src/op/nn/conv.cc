@@ -241,14 +241,18 @@ struct ConvPlan {
   bool gather_at_root = false;  // im2col: taps gathered once for all tiles, not per tile
 };
 
-// Output channels per output tile: the core tile (ocb x pb floats) stays well inside L1. The
-// tiles divide the core's channels, so that none lies wholly past the output's.
-int64_t channel_block(const ConvPlan& plan) {
+// The largest multiple of the tile rows that divides the core's channels and is at most
+// `limit` (the tile rows themselves when none is larger): output tiles of that many channels
+// split the core evenly, so that none lies wholly past the output's channels.
+int64_t largest_channel_tile(const ConvPlan& plan, int64_t limit) {
   int64_t best = plan.mr;
-  for (int64_t b = plan.mr; b <= plan.oc_core && b * plan.pb <= 4096; b += plan.mr)
+  for (int64_t b = plan.mr; b <= std::min(plan.oc_core, limit); b += plan.mr)
     if (plan.oc_core % b == 0) best = b;
   return best;
 }
+
+// Output channels per output tile: the core tile (ocb x pb floats) stays well inside L1.
+int64_t channel_block(const ConvPlan& plan) { return largest_channel_tile(plan, 4096 / plan.pb); }
 
 // Channels per output tile when an im2col layer's positions fit one tile: enough rows per task
 // that each amortises its hand-off, few enough that a 2-core host gets several tasks.
@@ -260,11 +264,9 @@ constexpr int64_t kSingleTileChannels = 64;
 // that divide the core's channels. Gathering per channel tile instead repeats the strided
 // gather, which costs far more per element than a multiply-add.
 void split_single_tile(ConvPlan& plan) {
-  int64_t best = plan.oc_core;
-  for (int64_t b = plan.mr; b <= std::max(plan.mr, kSingleTileChannels); b += plan.mr)
-    if (plan.oc_core % b == 0) best = b;
-  if (best == plan.oc_core) return;
-  plan.ocb = best;
+  const int64_t tile = largest_channel_tile(plan, kSingleTileChannels);
+  if (tile == plan.oc_core) return;
+  plan.ocb = tile;
   plan.gather_at_root = true;
 }
 
