@@ -1,6 +1,7 @@
 #include "kiln/runtime/ndarray.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -51,12 +52,13 @@ NDArray NDArray::empty(Shape shape, DType dtype) {
   NDArray a;
   a.shape_ = std::move(shape);
   a.dtype_ = dtype;
-  // Round up so that even empty tensors own a distinct, aligned allocation.
-  size_t bytes = (std::max<size_t>(a.nbytes(), 1) + kAlignment - 1) / kAlignment * kAlignment;
-  void* p = std::aligned_alloc(kAlignment, bytes);
-  if (!p) throw std::bad_alloc();
-  std::memset(p, 0, bytes);
-  a.buffer_ = std::shared_ptr<std::byte>(static_cast<std::byte*>(p), [](std::byte* q) { std::free(q); });
+  // calloc, not aligned_alloc + memset: a large block comes zeroed from the kernel, and a
+  // memset would fault in every page of weights that are about to be overwritten anyway.
+  // Over-allocated by the alignment, so that even empty tensors own a distinct, aligned block.
+  void* block = std::calloc(std::max<size_t>(a.nbytes(), 1) + kAlignment, 1);
+  if (!block) throw std::bad_alloc();
+  auto* aligned = static_cast<std::byte*>(block) + (kAlignment - reinterpret_cast<uintptr_t>(block) % kAlignment);
+  a.buffer_ = std::shared_ptr<std::byte>(aligned, [block](std::byte*) { std::free(block); });
   return a;
 }
 
