@@ -45,7 +45,7 @@ const std::vector<std::string> kBuildPipeline = {"InferType",
                                                  "AlterOpLayout",
                                                  "WinogradConv2D",
                                                  "PackDenseWeights",
-                                                 "MoveBiasBeforeReshape",
+                                                 "MoveElementwiseBeforeReshape",
                                                  "PrecomputePrune",
                                                  "RewriteAnnotatedOps",
                                                  "FuseOps"};

@@ -159,7 +159,7 @@ void register_builtin_passes() {
              return alter_op_layout_pass(m, o);
            }});
     r.add(simple_pass({"FuseLayerNorm", 2, {"InferType"}, true}, fuse_layer_norm_pass));
-    r.add(simple_pass({"MoveBiasBeforeReshape", 2, {"InferType"}, true}, move_bias_before_reshape_pass));
+    r.add(simple_pass({"MoveElementwiseBeforeReshape", 2, {"InferType"}, true}, move_elementwise_before_reshape_pass));
     r.add(simple_pass({"FuseAttention", 2, {"InferType"}, true}, fuse_attention_pass));
     // Options: "force" (every 3x3 stride-1 blocked convolution), "min_tiles", "channels_per_tile",
     // "min_products_per_transform".

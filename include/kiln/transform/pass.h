@@ -166,9 +166,9 @@ IRModule winograd_conv2d_pass(const IRModule& mod, const WinogradConv2DOptions& 
 // FuseLayerNorm: float32 layer normalisation spelled out op by op (mean, subtract, power, mean,
 // add, sqrt, divide, multiply by gamma, add beta over the last axis) becomes nn.layer_norm.
 IRModule fuse_layer_norm_pass(const IRModule& mod);
-// MoveBiasBeforeReshape: add(bias, reshape(product)) with the reshape keeping the last axis and the
-// bias varying along it only becomes reshape(add(bias, product)), so the add fuses into the product.
-IRModule move_bias_before_reshape_pass(const IRModule& mod);
+// MoveElementwiseBeforeReshape: elementwise ops after a reshape of a product (a bias along the kept
+// last axis, ops whose other operands are scalars) move before it, so they fuse into the product.
+IRModule move_elementwise_before_reshape_pass(const IRModule& mod);
 // FuseAttention: nn.matmul(nn.softmax([add(][multiply(]nn.matmul(q, k_t)[, c)][, mask)], last axis), v)
 // becomes nn.attention(q, k_t, v[, mask], scale=c), computed over blocks of query rows.
 IRModule fuse_attention_pass(const IRModule& mod);
