@@ -210,8 +210,8 @@ class LayoutAlterer : public ExprRewriter {
     const int64_t channels = shape[1];
     if (t->ndim() == 3 && t->shape == Shape{channels, 1, 1})
       return layout_transform(rewritten(other), "CHW", cat("CHW", block, "c"));
-    if (t->ndim() == 4 && t->shape == Shape{1, channels, 1, 1})
-      return layout_transform(rewritten(other), "NCHW", Layout::nchw(block));
+    // A squeeze-excite scale is often blocked already (its convolution's output): no round trip.
+    if (t->ndim() == 4 && t->shape == Shape{1, channels, 1, 1}) return in_block(other, block);
     return nullptr;
   }
 

@@ -173,6 +173,37 @@ def @main(%x: Tensor[(1, 8, 6, 6), float32], %w1: Tensor[(8, 8, 3, 3), float32],
 })");
 }
 
+TEST(AlterOpLayout, SqueezeExciteScaleIsReadBlocked) {
+  // The scale (1, C, 1, 1) is a blocked convolution's output: the multiply reads it as it is,
+  // not through a transform to NCHW and back.
+  expect_altered(R"(
+def @main(%x: Tensor[(1, 8, 6, 6), float32], %w1: Tensor[(8, 8, 3, 3), float32], %w2: Tensor[(8, 8, 1, 1), float32]) {
+  %0 = nn.conv2d(%x, %w1, padding=[1, 1]);
+  %1 = nn.global_avg_pool2d(%0);
+  %2 = nn.conv2d(%1, %w2);
+  %3 = sigmoid(%2);
+  multiply(%0, %3)
+})",
+                 R"(
+def @main(%x: Tensor[(1, 8, 6, 6), float32], %w1: Tensor[(8, 8, 3, 3), float32], %w2: Tensor[(8, 8, 1, 1), float32]) {
+  %0 = )" + lt("%x", "NCHW", "NCHW8c") +
+                     R"(;
+  %1 = )" + lt("%w1", "OIHW", "OIHW8i8o") +
+                     R"(;
+  %2 = nn.conv2d(%0, %1, padding=[1, 1], )" +
+                     kL8 + R"();
+  %3 = nn.global_avg_pool2d(%2, layout="NCHW8c");
+  %4 = )" + lt("%w2", "OIHW", "OIHW8i8o") +
+                     R"(;
+  %5 = nn.conv2d(%3, %4, )" +
+                     kL8 + R"();
+  %6 = sigmoid(%5);
+  %7 = multiply(%2, %6);
+  )" + lt("%7", "NCHW8c", "NCHW") +
+                     R"(
+})");
+}
+
 TEST(AlterOpLayout, ConcatenateAlongChannelsStaysBlocked) {
   expect_altered(R"(
 def @main(%x: Tensor[(1, 8, 4, 4), float32], %w1: Tensor[(8, 8, 1, 1), float32], %w2: Tensor[(16, 8, 3, 3), float32], %w3: Tensor[(8, 24, 1, 1), float32]) {
