@@ -143,10 +143,12 @@ class Grouper {
         parent_(nodes.size()),
         pattern_(nodes.size()),
         size_(nodes.size(), 1),
+        computes_(nodes.size(), false),
         max_size_(max_group_size) {
     for (size_t i = 0; i < nodes.size(); ++i) {
       parent_[i] = i;
       pattern_[i] = nodes[i].pattern;
+      computes_[i] = computes_per_element(nodes[i]);
     }
   }
 
@@ -193,9 +195,11 @@ class Grouper {
     }
   }
 
-  // Injective fields fuse into a tuple once the tuple went into an injective group.
+  // Injective fields fuse into a tuple once the tuple went into an injective group, if they only
+  // move data or compute elementwise: a concatenation's loop recomputing an interpolation per
+  // element (U-Net's resize) runs several times slower than the resize on its own.
   void fuse_into_tuple(size_t i, size_t sink) {
-    if (group_pattern(i) > OpPattern::kInjective) return;
+    if (group_pattern(i) > OpPattern::kInjective || computes_[find(i)]) return;
     OpPattern root = group_pattern(sink);
     if (root == OpPattern::kTuple) return;
     if (pattern_[sink] == OpPattern::kTuple && root <= OpPattern::kInjective)
@@ -237,7 +241,24 @@ class Grouper {
     if (child == parent) return;
     parent_[child] = parent;
     size_[parent] += size_[child];
-    pattern_[parent] = combine(pattern_[parent], pattern_[child]);
+    // A tuple that joins its consumer's group is one more injective step of it (Relay keeps the
+    // group's pattern too): counted as kTuple, the group would refuse the tuple's injective
+    // fields in phase 2.
+    const OpPattern joining = pattern_[child] == OpPattern::kTuple ? OpPattern::kInjective : pattern_[child];
+    pattern_[parent] = combine(pattern_[parent], joining);
+    computes_[parent] = computes_[parent] || computes_[child];
+  }
+
+  // An injective op that computes its elements (an interpolation), not just moves them.
+  static bool computes_per_element(const GraphNode& node) {
+    if (node.pattern != OpPattern::kInjective) return false;
+    const auto* call = as<CallNode>(node.expr);
+    const OpDef* op = call ? call->op() : nullptr;
+    if (!op) return false;
+    for (const char* moves : {"strided_slice", "reshape", "squeeze", "expand_dims", "transpose", "layout_transform",
+                              "concatenate", "take", "split"})
+      if (op->name == moves) return false;
+    return true;
   }
 
   const std::vector<GraphNode>& nodes_;
@@ -245,6 +266,7 @@ class Grouper {
   std::vector<size_t> parent_;
   std::vector<OpPattern> pattern_;
   std::vector<size_t> size_;
+  std::vector<bool> computes_;  // per group: some member is an injective op that computes
   size_t max_size_;
 };
 

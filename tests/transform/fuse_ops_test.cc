@@ -96,6 +96,40 @@ def @main(%x: Tensor[(4, 4), float32]) {
   EXPECT_EQ(count_primitives(m), 3);
 }
 
+TEST(FuseOps, SliceFieldJoinsTheConcatenationsGroup) {
+  // ShuffleNetV2's unit: a channel slice goes straight into the concatenation (and the
+  // shuffle after it), the other half through a conv. The slice joins the concatenation's
+  // group instead of being a copy of its own.
+  IRModule m = run_pass("FuseOps", R"(
+def @main(%x: Tensor[(1, 8, 4, 4), float32], %w: Tensor[(4, 4, 1, 1), float32]) {
+  %0 = strided_slice(%x, begin=[0], end=[4], axes=[1]);
+  %1 = strided_slice(%x, begin=[4], end=[8], axes=[1]);
+  %2 = nn.conv2d(%1, %w);
+  %3 = (%0, %2);
+  %4 = concatenate(%3, axis=1);
+  %5 = reshape(%4, newshape=[1, 2, 4, 4, 4]);
+  %6 = transpose(%5, axes=[0, 2, 1, 3, 4]);
+  reshape(%6, newshape=[1, -1, 4, 4])
+})");
+  EXPECT_EQ(count_primitives(m), 3);  // the second slice, the conv, slice + concatenate + shuffle
+  const std::string printed = print_module(m);
+  const size_t slice = printed.find("begin=[0]"), concatenate = printed.find("concatenate(");
+  ASSERT_NE(slice, std::string::npos);
+  EXPECT_EQ(printed.rfind("Primitive=1", slice), printed.rfind("Primitive=1", concatenate)) << printed;
+}
+
+TEST(FuseOps, InterpolationFieldStaysOutOfTheConcatenation) {
+  // U-Net's skip connection: a resize computes each element; inside the concatenation's loop
+  // it would be recomputed there without its own schedule, so it stays a kernel of its own.
+  IRModule m = run_pass("FuseOps", R"(
+def @main(%x: Tensor[(1, 4, 4, 4), float32], %y: Tensor[(1, 4, 8, 8), float32]) {
+  %0 = image.resize2d(%x, size=[8, 8], method="linear");
+  %1 = (%0, %y);
+  concatenate(%1, axis=1)
+})");
+  EXPECT_EQ(count_primitives(m), 2);
+}
+
 TEST(FuseOps, LevelZeroPutsEachOpInItsOwnFunction) {
   IRModule m = fuse_ops_pass(parse_module(R"(
 def @main(%x: Tensor[(10, 20), float32]) {
