@@ -53,12 +53,13 @@ bool from_product(const Expr& e, int depth = 0) {
 }
 
 // A reshape of a product's epilogue that keeps the (static) last axis: the reshape, or null.
+// The other axes may be run-time ones (a sequence axis): the bias move needs only the last.
 const CallNode* reshaped_product(const Expr& e) {
   const CallNode* reshape = call_of(e, "reshape");
   if (!reshape || !from_product(reshape->args[0])) return nullptr;
   const TensorTypeNode* in = tensor_of(reshape->args[0]);
   const TensorTypeNode* out = tensor_of(e);
-  if (!in || !out || !in->is_static() || !out->is_static() || in->ndim() == 0 || out->ndim() == 0 ||
+  if (!in || !out || in->ndim() == 0 || out->ndim() == 0 || in->shape.back() < 0 ||
       in->shape.back() != out->shape.back())
     return nullptr;
   return reshape;
@@ -117,7 +118,7 @@ class ElementwiseMover : public ExprRewriter {
       const CallNode* reshape = call_of(arg, "reshape");
       const TensorTypeNode* t = tensor_of(arg);
       const TensorTypeNode* source = reshape ? tensor_of(reshape->args[0]) : nullptr;
-      if (!t || t->shape != out.shape || !source || !source->is_static()) return nullptr;
+      if (!t || !t->is_static() || t->shape != out.shape || !source || !source->is_static()) return nullptr;
       if (first && source->shape != tensor_of(first->args[0])->shape) return nullptr;
       if (!first) first = reshape;
       product = product || reshaped_product(arg) != nullptr;

@@ -32,6 +32,16 @@ TEST(MoveElementwiseBeforeReshape, QkvBiasMovesBeforeTheReshape) {
                          ") { %0 = nn.dense(%x, %w); %1 = add(%0, %b); reshape(%1, newshape=[1, 5, 12]) }");
 }
 
+TEST(MoveElementwiseBeforeReshape, BiasMovesWithARunTimeAxis) {
+  // An encoder exported with a dynamic sequence axis: only the last axis need be static.
+  expect_pass_result(
+      "MoveElementwiseBeforeReshape",
+      "def @main(%x: Tensor[(?, 6), float32], %w: Tensor[(12, 6), float32], %b: Tensor[(12), float32]) {\n"
+      "  %0 = nn.dense(%x, %w); %1 = reshape(%0, newshape=[-1, 1, 12]); add(%b, %1)\n}",
+      "def @main(%x: Tensor[(?, 6), float32], %w: Tensor[(12, 6), float32], %b: Tensor[(12), float32]) {\n"
+      "  %0 = nn.dense(%x, %w); %1 = add(%b, %0); reshape(%1, newshape=[-1, 1, 12])\n}");
+}
+
 TEST(MoveElementwiseBeforeReshape, LeavesOtherAddsAlone) {
   for (const std::string& text : {
            projection("5, 2, 6", "6", "%b", "%1"),             // the reshape splits the last axis
