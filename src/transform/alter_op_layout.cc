@@ -18,15 +18,23 @@
 // undoes the one it reads is dropped. The weight transforms are calls on constants, which
 // the FoldConstant after this pass evaluates at build time.
 //
+// Channel counts above the block that it does not divide (MobileNet's 24 and 40, RegNet's 440)
+// are padded to whole blocks: nn.pad of the channels before the layout_transform in, zero
+// weights for the extra channels, a strided_slice of the real channels after the transform
+// out. The extra lanes only flow through ops that keep them finite (keeps_padding_finite), so
+// the next convolution's zero weights cancel them.
+//
 // Cost rule: each boundary is a full copy of an activation, and a graph whose blocked convs
 // keep meeting ops that need NCHW (convolutions whose channels the block does not divide,
 // grouped ones) pays more in copies than the blocked convs save. A function is rewritten only
 // when it has at most max(2, blocked convs / 4) activation transforms; the option force=1
 // rewrites it anyway, depthwise=0 keeps depthwise convolutions NCHW, and narrow_inputs=0 keeps
-// convolutions whose input channels do not fill a vector NCHW (see conv_blocks).
+// convolutions whose input channels do not fill a vector NCHW (see conv_blocks). A function whose
+// padded rewrite the rule rejects is tried again without padding; pad_channels=0 never pads.
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 #include <unordered_map>
 
 #include "kiln/attrs/image.h"
@@ -71,12 +79,54 @@ std::string data_layout_of(int64_t block) { return block == 1 ? "NCHW1c" : Layou
 // EfficientNet's 24- and 40-channel bottlenecks expanding), NCHW1c input and blocked output:
 // it reads the narrow NCHW tensor as it is and writes the wide one blocked, where an NCHW
 // convolution would write the wide tensor NCHW and a layout_transform copy it into blocks.
-ConvLayoutChoice conv_blocks(int lanes, int64_t in_channels, int64_t out_channels, int64_t groups, bool narrow_inputs) {
+//
+// With pad_channels, channel counts above the vector width that it does not divide (24, 40, 88,
+// 440) are blocked too, padded up to whole blocks (as ONNX Runtime's NCHWc convolutions do): the
+// weights' extra rows and columns are zeros, so the extra lanes of an input never reach a real
+// channel, and the extra lanes of an output are dropped where the value leaves the blocked
+// layout (see LayoutAlterer::padded).
+ConvLayoutChoice conv_blocks(int lanes, int64_t in_channels, int64_t out_channels, int64_t groups,
+                             const AlterOpLayoutOptions& options) {
   ConvLayoutChoice choice = choose_conv2d_layout(lanes, in_channels, out_channels, groups);
-  if (choice.blocked() || !narrow_inputs || groups != 1 || lanes <= 1 || out_channels % lanes != 0) return choice;
-  choice.in_block = 1;
-  choice.out_block = lanes;
-  return choice;
+  if (choice.blocked() || lanes <= 1) return choice;
+  auto fills = [&](int64_t channels) { return channels % lanes == 0 || (options.pad_channels && channels > lanes); };
+  const bool depthwise = groups > 1 && groups == in_channels && groups == out_channels;
+  if ((groups != 1 && !depthwise) || !fills(out_channels)) return choice;
+  if (fills(in_channels)) return {.in_block = lanes, .out_block = lanes, .depthwise = depthwise};
+  if (!options.narrow_inputs || groups != 1) return choice;
+  return {.in_block = 1, .out_block = lanes};
+}
+
+int64_t round_up(int64_t value, int64_t block) { return (value + block - 1) / block * block; }
+
+// `value` with zeros appended to axis `axis` up to `extent`.
+Expr pad_axis(const Expr& value, size_t rank, size_t axis, int64_t extra) {
+  if (extra == 0) return value;
+  std::vector<std::pair<int64_t, int64_t>> pairs(rank, {0, 0});
+  pairs[axis].second = extra;
+  PadAttrs attrs;
+  attrs.pad_width = PadAttrs::width_of(pairs);
+  return call_op("nn.pad", {value, make_constant(NDArray::scalar(DType::kFloat32, 0.0))}, attrs);
+}
+
+// The first `channels` channels of an NCHW value.
+Expr first_channels(const Expr& value, int64_t channels) {
+  Attrs attrs{{"begin", std::vector<int64_t>{0, 0}},
+              {"end", std::vector<int64_t>{-1, channels}},
+              {"strides", std::vector<int64_t>{1, 1}},
+              {"slice_mode", "size"}};
+  return call_op("strided_slice", {value}, std::move(attrs));
+}
+
+// The element-wise ops a padded blocked value flows through: each maps finite lanes to finite
+// lanes, so the extra lanes (zeros, then whatever these make of them) stay finite and the zero
+// weights of the next convolution cancel them. log, sqrt, a divide by a tensor, ... could make
+// them inf or NaN, and NaN * 0 is NaN: those read the value in NCHW.
+bool keeps_padding_finite(const std::string& op) {
+  static const std::set<std::string> ops = {"nn.relu",  "nn.leaky_relu", "clip",   "sigmoid", "tanh",
+                                            "erf",      "negative",      "abs",    "add",     "subtract",
+                                            "multiply", "maximum",       "minimum"};
+  return ops.count(op) > 0;
 }
 
 Expr layout_transform(const Expr& data, const std::string& src, const std::string& dst) {
@@ -88,8 +138,7 @@ Expr layout_transform(const Expr& data, const std::string& src, const std::strin
 
 class LayoutAlterer : public ExprRewriter {
  public:
-  LayoutAlterer(int vector_lanes, bool depthwise, bool narrow_inputs)
-      : lanes_(vector_lanes), depthwise_(depthwise), narrow_inputs_(narrow_inputs) {}
+  LayoutAlterer(int vector_lanes, const AlterOpLayoutOptions& options) : lanes_(vector_lanes), options_(options) {}
   int64_t blocked_convs = 0;
 
  protected:
@@ -132,22 +181,35 @@ class LayoutAlterer : public ExprRewriter {
     return it == blocked_.end() ? nullptr : &it->second;
   }
 
+  // The channels of `original` (an NCHW tensor) that do not fill whole blocks: its blocked form
+  // has that many extra lanes at the end of its last block.
+  static int64_t padding(const Expr& original, int64_t block) {
+    const TensorTypeNode* t = tensor_of(original);
+    return round_up(t->shape[1], block) - t->shape[1];
+  }
+  static bool padded(const Expr& original, int64_t block) { return padding(original, block) > 0; }
+
   // The blocked value stands for `original`; the rewritten graph reads it in NCHW through one
-  // layout_transform, which stays only if some consumer is not layout-aware.
+  // layout_transform (and a slice that drops the padding), which stays only if some consumer is
+  // not layout-aware.
   Expr record(const Expr& original, Expr value, int64_t block) {
     Expr nchw = layout_transform(value, Layout::nchw(block), "NCHW");
+    if (padded(original, block)) nchw = first_channels(nchw, tensor_of(original)->shape[1]);
     blocked_[original.get()] = {std::move(value), block};
     return nchw;
   }
 
-  // The value of `original` (an NCHW tensor) in NCHW{block}c, made once per value and block.
+  // The value of `original` (an NCHW tensor) in NCHW{block}c, zero-padded to whole blocks, made
+  // once per value and block.
   Expr in_block(const Expr& original, int64_t block) {
     const Blocked* b = blocked(original);
     if (b && b->block == block) return b->expr;
     auto key = std::make_pair(original.get(), block);
     if (auto it = conversions_.find(key); it != conversions_.end()) return it->second;
-    Expr converted = b ? layout_transform(b->expr, Layout::nchw(b->block), data_layout_of(block))
-                       : layout_transform(rewritten(original), "NCHW", data_layout_of(block));
+    Expr converted = b && !padded(original, b->block)
+                         ? layout_transform(b->expr, Layout::nchw(b->block), data_layout_of(block))
+                         : layout_transform(pad_axis(rewritten(original), 4, 1, padding(original, block)), "NCHW",
+                                            data_layout_of(block));
     return conversions_[key] = converted;
   }
 
@@ -160,18 +222,28 @@ class LayoutAlterer : public ExprRewriter {
                        (attrs.out_dtype.empty() || attrs.out_dtype == "float32");
     if (!plain || !data || !weight || data->dtype != DType::kFloat32 || !is_static(*data) || !is_static(*weight))
       return nullptr;
-    const ConvLayoutChoice choice = conv_blocks(lanes_, data->shape[1], weight->shape[0], attrs.groups, narrow_inputs_);
-    if (!choice.blocked() || (choice.depthwise && !depthwise_)) return nullptr;
+    const ConvLayoutChoice choice = conv_blocks(lanes_, data->shape[1], weight->shape[0], attrs.groups, options_);
+    if (!choice.blocked() || (choice.depthwise && !options_.depthwise)) return nullptr;
     // The call's attributes as written, with the layouts replaced (IR text stays as short).
     Attrs blocked_attrs = call.attrs;
     blocked_attrs.set("data_layout", AttrValue(data_layout_of(choice.in_block)));
     blocked_attrs.set("kernel_layout", AttrValue(choice.kernel_layout()));
     blocked_attrs.set("out_layout", AttrValue(choice.out_layout()));
+    // Padded channels: zero weights for the extra outputs, and for the extra inputs unless
+    // depthwise (one input per output there).
+    const int64_t out_padding = padding(original, choice.out_block);
+    Expr packed_weight = pad_axis(rewritten(call.args[1]), 4, 0, out_padding);
+    if (!choice.depthwise) packed_weight = pad_axis(packed_weight, 4, 1, padding(call.args[0], choice.in_block));
+    if (out_padding) {
+      const int64_t channels = weight->shape[0] + out_padding;
+      blocked_attrs.set("channels", AttrValue(channels));
+      if (choice.depthwise) blocked_attrs.set("groups", AttrValue(channels));
+    }
     ++blocked_convs;
-    Expr conv = call_op("nn.conv2d",
-                        {in_block(call.args[0], choice.in_block),
-                         layout_transform(rewritten(call.args[1]), "OIHW", choice.kernel_layout())},
-                        blocked_attrs);
+    Expr conv = call_op(
+        "nn.conv2d",
+        {in_block(call.args[0], choice.in_block), layout_transform(packed_weight, "OIHW", choice.kernel_layout())},
+        blocked_attrs);
     return record(original, conv, choice.out_block);
   }
 
@@ -196,6 +268,7 @@ class LayoutAlterer : public ExprRewriter {
     const TensorTypeNode* in = tensor_of(call.args[0]);
     const TensorTypeNode* out = tensor_of(original);
     if (!b || !in || !out || out->shape != in->shape) return nullptr;
+    if (padded(original, b->block) && !keeps_padding_finite(call.op()->name)) return nullptr;
     return record(original, make_call(call.callee, {b->expr}, call.attrs), b->block);
   }
 
@@ -209,7 +282,8 @@ class LayoutAlterer : public ExprRewriter {
     if (ones == t->ndim()) return rewritten(other);
     const int64_t channels = shape[1];
     if (t->ndim() == 3 && t->shape == Shape{channels, 1, 1})
-      return layout_transform(rewritten(other), "CHW", cat("CHW", block, "c"));
+      return layout_transform(pad_axis(rewritten(other), 3, 0, round_up(channels, block) - channels), "CHW",
+                              cat("CHW", block, "c"));
     // A squeeze-excite scale is often blocked already (its convolution's output): no round trip.
     if (t->ndim() == 4 && t->shape == Shape{1, channels, 1, 1}) return in_block(other, block);
     return nullptr;
@@ -223,6 +297,7 @@ class LayoutAlterer : public ExprRewriter {
       const TensorTypeNode* t = tensor_of(call.args[side]);
       if (!b || !t || t->shape != out->shape) continue;
       const int64_t block = b->block;
+      if (padded(original, block) && !keeps_padding_finite(call.op()->name)) return nullptr;
       Expr blocked_side = b->expr;
       Expr other = broadcast_operand(call.args[1 - side], out->shape, block);
       if (!other) return nullptr;
@@ -243,7 +318,8 @@ class LayoutAlterer : public ExprRewriter {
       return nullptr;
     const int64_t block = b->block;
     Expr bias_chw = call_op("expand_dims", {rewritten(call.args[1])}, ExpandDimsAttrs{.axis = 1, .num_newaxis = 2});
-    Expr bias_blocked = layout_transform(bias_chw, "CHW", cat("CHW", block, "c"));
+    Expr bias_blocked =
+        layout_transform(pad_axis(bias_chw, 3, 0, padding(original, block)), "CHW", cat("CHW", block, "c"));
     return record(original, call_op("add", {b->expr, bias_blocked}), block);
   }
 
@@ -333,8 +409,7 @@ class LayoutAlterer : public ExprRewriter {
   }
 
   int lanes_;
-  bool depthwise_;
-  bool narrow_inputs_;
+  AlterOpLayoutOptions options_;
   std::unordered_map<const ExprNode*, Blocked> blocked_;
   std::map<std::pair<const ExprNode*, int64_t>, Expr> conversions_;
 };
@@ -357,13 +432,26 @@ int64_t activation_transforms(const Expr& root) {
 
 IRModule alter_op_layout_pass(const IRModule& mod, const AlterOpLayoutOptions& options) {
   const int lanes = options.vector_lanes > 0 ? options.vector_lanes : host_vector_lanes();
-  IRModule out = map_functions(infer_types(mod), [&](const Function& fn) {
-    LayoutAlterer alterer(lanes, options.depthwise, options.narrow_inputs);
+  // The function rewritten, or nullopt when the cost rule rejects the rewrite.
+  auto rewrite = [&](const Function& fn, const AlterOpLayoutOptions& o) -> std::optional<Function> {
+    LayoutAlterer alterer(lanes, o);
     Function altered = as_function(alterer.rewrite(fn));
-    if (options.force || alterer.blocked_convs == 0) return altered;
+    if (o.force || alterer.blocked_convs == 0) return altered;
     infer_untyped_nodes(altered);
     const int64_t boundaries = activation_transforms(altered);
-    return boundaries <= std::max<int64_t>(2, alterer.blocked_convs / 4) ? altered : fn;
+    if (boundaries > std::max<int64_t>(2, alterer.blocked_convs / 4)) return std::nullopt;
+    return altered;
+  };
+  IRModule out = map_functions(infer_types(mod), [&](const Function& fn) {
+    if (std::optional<Function> altered = rewrite(fn, options)) return *altered;
+    // Padded channels bring more convolutions into the blocked layout, and with them the
+    // boundaries of ops that need NCHW (ShuffleNet's channel shuffles): the rewrite without
+    // them may still pay.
+    AlterOpLayoutOptions unpadded = options;
+    unpadded.pad_channels = false;
+    if (options.pad_channels)
+      if (std::optional<Function> altered = rewrite(fn, unpadded)) return *altered;
+    return fn;
   });
   return fold_constant_pass(infer_types(out));
 }

@@ -147,6 +147,7 @@ struct AlterOpLayoutOptions {
   bool force = false;
   bool depthwise = true;      // depthwise convolutions too
   bool narrow_inputs = true;  // NCHW1c data into blocked outputs when only the output channels fill vectors
+  bool pad_channels = true;   // channel counts above the vector width it does not divide: padded to whole blocks
 };
 IRModule alter_op_layout_pass(const IRModule& mod, const AlterOpLayoutOptions& options = {});
 // PackDenseWeights: float32 nn.dense / nn.matmul whose weight depends on no variable become
