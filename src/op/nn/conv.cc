@@ -937,7 +937,8 @@ void register_nn_conv_ops(OpRegistry& registry) {
   OpDef& conv2d = registry.add("nn.conv2d")
                       .describe(
                           "2-D convolution of NCHW data with OIHW weights (grouped, strided, dilated, padded), or of "
-                          "blocked NCHW{x}c data with OIHW{x}i{y}o weights into NCHW{y}c (groups=1).")
+                          "blocked NCHW{x}c data with OIHW{x}i{y}o weights into NCHW{y}c (groups of whole "
+                          "blocks; depthwise: OIHW1i{x}o).")
                       .arg("data")
                       .arg("weight")
                       .attrs<Conv2DAttrs>()

@@ -1,13 +1,15 @@
 // nn.conv2d in blocked layouts (TVM's NCHWc, chosen by AlterOpLayout): data NCHW{x}c
-// (N, C/x, H, W, x), weight OIHW{x}i{y}o (O/y, C/x, KH, KW, x, y), output NCHW{y}c. Every output
+// (N, C/x, H, W, x), weight OIHW{x}i{y}o (O/y, (C/G)/x, KH, KW, x, y), output NCHW{y}c. Every output
 // element is a reduction over input channel blocks, taps and the channels of a block (for a
-// depthwise convolution, weight OIHW1i{x}o, over the taps alone); the
+// depthwise convolution, weight OIHW1i{x}o, over the taps alone). With G > 1 groups that split
+// whole blocks (C/G a multiple of x, O/G of y) output block ob belongs to group
+// g = ob / ((O/G)/y) and reduces over that group's input blocks g * ((C/G)/x) + ico only; the
 // schedule keeps a tile of output positions x one channel block of accumulators in registers
 // and runs the innermost loop over the output channel block, y contiguous floats of weight and
 // output, so the C compiler turns it into one vector multiply and add per position. A float32
 // convolution with 16-channel output blocks instead runs the hand-written tile kiln_conv_nchwc_f32
-// over several output channel blocks at once, each input broadcast feeding one multiply-add per
-// block.
+// over several output channel blocks at once (of one group, whose input blocks they all read),
+// each input broadcast feeding one multiply-add per block.
 #include <algorithm>
 
 #include "kiln/attrs/layout.h"
@@ -30,8 +32,35 @@ void check_block(int64_t extent, int64_t block, const std::string& arg_name, con
             .expected(cat(block), cat(extent)));
 }
 
+// A grouped blocked convolution's groups must split whole channel blocks of the data (C/G a
+// multiple of x) and of the output (O/G of y): each output block then reads the input blocks of
+// one group, weight axis 1 holding that group's C/G/x of them (as OIHW's I axis holds C/G).
+void check_groups_of_blocks(int64_t blocks, int64_t groups, const std::string& what, const std::string& arg_name,
+                            const Shape& shape) {
+  if (blocks >= 0 && blocks % groups != 0)
+    throw std::move(Error(cat(what, " of '", arg_name, "' ", shape_str(shape), " do not divide into groups=", groups,
+                              ": a blocked convolution's groups must be whole channel blocks"))
+                        .expected(cat("a multiple of ", groups), cat(blocks)));
+}
+
+void check_block_groups(const Shape& x, const Shape& w, const Conv2DAttrs& attrs) {
+  if (attrs.groups == 1) {
+    check_same_extent(x[1], w[1], "input channel blocks (weight axis 1)", "data", x, "weight", w);
+    return;
+  }
+  check_groups_of_blocks(x[1], attrs.groups, "input channel blocks (axis 1)", "data", x);
+  check_groups_of_blocks(w[0], attrs.groups, "output channel blocks (axis 0)", "weight", w);
+  const int64_t group_blocks = x[1] < 0 ? kAnyDim : x[1] / attrs.groups;
+  check_same_extent(group_blocks, w[1],
+                    cat("input channel blocks per group (data axis 1 / groups=", attrs.groups, "; weight axis 1)"),
+                    "data", x, "weight", w);
+}
+
 struct BlockedShape {
   int64_t n, cb, h, w, ob, kh, kw, oh, ow, x, y;
+  // Groups of whole blocks (1 for depthwise, whose path indexes its blocks directly), and each
+  // group's input and output channel blocks.
+  int64_t groups, group_in_blocks, group_out_blocks;
   Pair2D strides, dilation;
   Padding2D pad;
   DType dtype, acc, out_dtype;
@@ -53,6 +82,9 @@ BlockedShape blocked_shape(const ComputeInput& call, const Conv2DAttrs& attrs, c
   s.ow = out.shape[3];
   s.x = blocks.in_block;
   s.y = blocks.out_block;
+  s.groups = blocks.depthwise ? 1 : attrs.groups;
+  s.group_in_blocks = blocks.depthwise ? 1 : weight.shape[1];
+  s.group_out_blocks = s.ob / s.groups;
   const Window2D window = attrs.window();
   s.strides = window.strides;
   s.dilation = window.dilation;
@@ -64,6 +96,15 @@ BlockedShape blocked_shape(const ComputeInput& call, const Conv2DAttrs& attrs, c
 }
 
 bool padded(const BlockedShape& s) { return s.pad.top || s.pad.left || s.pad.bottom || s.pad.right; }
+
+// The data block that output block `ob` reads at step `ico` of its reduction over input blocks:
+// ico itself without groups, else the first block of ob's group plus ico. The compute and the
+// tile intrinsic's description share it, so that tensorize matches the grouped index.
+PrimExpr input_block(const BlockedShape& s, const PrimExpr& ob, const PrimExpr& ico) {
+  if (s.groups == 1) return ico;
+  const PrimExpr group = s.group_out_blocks == 1 ? ob : tir::floordiv(ob, s.group_out_blocks);
+  return group * s.group_in_blocks + ico;
+}
 
 std::string padded_name(const std::string& base) { return base + "_data"; }
 std::string sum_name(const std::string& base) { return base + "_acc"; }
@@ -187,8 +228,9 @@ void depthwise_rows_schedule(const ScheduleInput& in, const BlockedShape& s) {
 }
 
 // The register tile of kiln_conv_nchwc_f32: `positions` (a divisor of the computed width) x
-// `blocks` output channel blocks (a divisor of their count); blocks == 0: not a convolution the
-// tile computes.
+// `blocks` output channel blocks (a divisor of a group's: the blocks of one call read the same
+// input blocks, so a tile must not straddle two groups); blocks == 0: not a convolution the tile
+// computes.
 struct BlockTile {
   int64_t positions = 0, blocks = 0;
 };
@@ -208,7 +250,7 @@ BlockTile block_tile(const BlockedShape& s, const ConvLayoutChoice& blocks, int6
   constexpr int64_t kAccumulators = 28;
   auto loads_per_fma = [](int64_t r, int64_t b) { return static_cast<double>(r + b) / static_cast<double>(r * b); };
   for (int64_t b = 1; b <= KILN_CONV_TILE_MAX_BLOCKS; ++b) {
-    if (s.ob % b) continue;
+    if (s.group_out_blocks % b) continue;
     for (int64_t r = std::min<int64_t>(width, KILN_CONV_TILE_MAX_ROWS); r >= 1; --r) {
       if (width % r || r * b > kAccumulators) continue;
       const bool better =
@@ -222,17 +264,23 @@ BlockTile block_tile(const BlockedShape& s, const ConvLayoutChoice& blocks, int6
 }
 
 // The accumulation of one tile as a call of kiln_conv_nchwc_f32; `desc` repeats the
-// compute's sum for one tile (positions, blocks) so tensorize can match it.
+// compute's sum for one tile (positions, blocks) so tensorize can match it. In a grouped
+// convolution the data slice's origin is the tile's group's first input block (the load at the
+// tile's first output block and ico = 0), and the call sums that group's blocks only.
 te::TensorIntrin block_tile_intrin(const BlockedShape& s, const BlockTile& tile, const te::Tensor& src,
                                    const te::Tensor& weight) {
   te::Tensor src_tile = te::placeholder(src.shape(), s.dtype, "D_tile");
   te::Tensor weight_tile = te::placeholder(weight.shape(), s.dtype, "W_tile");
-  te::IterVar ico = te::reduce_axis(s.cb, "ico"), r = te::reduce_axis(s.kh, "ry"), q = te::reduce_axis(s.kw, "rx"),
-              ici = te::reduce_axis(s.x, "ici");
+  te::IterVar ico = te::reduce_axis(s.group_in_blocks, "ico"), r = te::reduce_axis(s.kh, "ry"),
+              q = te::reduce_axis(s.kw, "rx"), ici = te::reduce_axis(s.x, "ici");
   te::Tensor desc = te::compute({1, tile.blocks, 1, tile.positions, s.y}, "C_tile", [&](const te::Indices& i) {
     PrimExpr y = i[2] * s.strides.h + PrimExpr(r) * s.dilation.h, x = i[3] * s.strides.w + PrimExpr(q) * s.dilation.w;
-    return te::sum(src_tile(i[0], ico, y, x, ici) * weight_tile(i[1], ico, r, q, ici, i[4]), {ico, r, q, ici});
+    return te::sum(src_tile(i[0], input_block(s, i[1], ico), y, x, ici) * weight_tile(i[1], ico, r, q, ici, i[4]),
+                   {ico, r, q, ici});
   });
+  // The description matches a tile that straddles two groups too, but the call would read the
+  // first group's blocks for all of them.
+  check_invariant(s.group_out_blocks % tile.blocks == 0, "kiln_conv_nchwc_f32: a tile's output blocks span two groups");
   auto emit = [tile, s](const std::vector<te::BufferSlice>& in, const te::BufferSlice& out) -> tir::Stmt {
     const te::BufferSlice& data = in.at(0);
     const te::BufferSlice& w = in.at(1);
@@ -242,7 +290,7 @@ te::TensorIntrin block_tile_intrin(const BlockedShape& s, const BlockTile& tile,
     const std::vector<PrimExpr> args = {tile.positions,
                                         tile.blocks,
                                         s.strides.w,
-                                        s.cb,
+                                        s.group_in_blocks,
                                         s.x,
                                         s.kh,
                                         s.kw,
@@ -307,7 +355,7 @@ Type blocked_conv2d_relation(const std::vector<Type>& args, const Conv2DAttrs& a
     check_same_extent(channels, out_channels, "channels (weight axis 0 times its block)", "data", x, "weight", w);
     check_block(w[1], 1, "weight", w, attrs.kernel_layout);
   } else {
-    check_same_extent(x[1], w[1], "input channel blocks (weight axis 1)", "data", x, "weight", w);
+    check_block_groups(x, w, attrs);
   }
   if (attrs.channels && out_channels >= 0 && *attrs.channels != out_channels)
     throw std::move(Error(cat("attribute 'channels' disagrees with 'weight' ", shape_str(w)))
@@ -355,10 +403,11 @@ te::Tensor blocked_conv2d_compute(const ComputeInput& call, const Conv2DAttrs& a
       return te::sum(multiply(src(i[0], i[1], row(i), col(i), i[4]), weight(i[1], 0, r, q, 0, i[4])), {r, q});
     });
   } else {
-    te::IterVar ico = te::reduce_axis(s.cb, "ico"), ici = te::reduce_axis(s.x, "ici");
+    te::IterVar ico = te::reduce_axis(s.group_in_blocks, "ico"), ici = te::reduce_axis(s.x, "ici");
     sum = te::compute(shape, sum_tensor, [&](const te::Indices& i) {
-      return te::sum(multiply(src(i[0], ico, row(i), col(i), ici), weight(i[1], ico, r, q, ici, i[4])),
-                     {ico, r, q, ici});
+      return te::sum(
+          multiply(src(i[0], input_block(s, i[1], ico), row(i), col(i), ici), weight(i[1], ico, r, q, ici, i[4])),
+          {ico, r, q, ici});
     });
   }
   if (width > s.ow)
@@ -406,7 +455,7 @@ void blocked_conv2d_schedule(const ScheduleInput& in, const Conv2DAttrs& attrs, 
   for (const te::Tensor& o : in.outputs)
     if (!o.same_as(tile_out) && !o.same_as(out)) schedule_injective_stage(in.schedule[o], in.target);
 
-  const int64_t work = s.n * s.ob * s.y * s.oh * s.ow * (blocks.depthwise ? 1 : s.cb * s.x) * s.kh * s.kw;
+  const int64_t work = s.n * s.ob * s.y * s.oh * s.ow * (blocks.depthwise ? 1 : s.group_in_blocks * s.x) * s.kh * s.kw;
   const WidthTiling tiling = width_tiling(s, blocks);
   if (const BlockTile tile = block_tile(s, blocks, tiling.width); tile.blocks > 0) {
     schedule_block_tiles(in, s, tile, tile_out, acc, src.defined() ? src : in.call.args.at(0), work);

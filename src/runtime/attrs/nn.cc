@@ -54,17 +54,15 @@ void validate_pool(const A& a, size_t rank) {
 }  // namespace
 
 // Blocked layouts (NCHW8c data, OIHW8i8o or depthwise OIHW1i8o weights) are nn.conv2d's only;
-// its subclasses keep NCHW.
+// its subclasses keep NCHW. Any groups: whether they split whole channel blocks depends on the
+// shapes, which the type relation checks.
 void Conv2DAttrs::validate() const {
-  if (const std::optional<ConvLayoutChoice> blocks = conv2d_blocks(data_layout, kernel_layout, out_layout)) {
+  if (conv2d_blocks(data_layout, kernel_layout, out_layout)) {
     Conv2DAttrs plain = *this;
     plain.data_layout = "NCHW";
     plain.kernel_layout = "OIHW";
     plain.out_layout = "";
     validate_conv(plain, 2, "NCHW", "OIHW");
-    if (groups != 1 && !blocks->depthwise)
-      throw std::move(Error("blocked layouts other than depthwise (OIHW1i{x}o) take groups=1")
-                          .expected("groups=1", cat("groups=", groups)));
     return;
   }
   validate_conv(*this, 2, "NCHW", "OIHW");
