@@ -8,9 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "kiln/frontend/onnx.h"
 #include "kiln/interp/interpreter.h"
 #include "kiln/ir/printer.h"
 #include "kiln/ir/type_infer.h"
+#include "op/numpy_ref.h"
 #include "transform/pass_test_util.h"
 
 namespace kiln::testing {
@@ -271,13 +273,14 @@ def @main(%x: Tensor[(1, 3, 9, 7), float32], %w1: Tensor[(16, 3, 3, 3), float32]
 }
 
 TEST(AlterOpLayout, LeavesIneligibleConvolutionsAlone) {
-  // Fewer output channels than the block, a grouped (not depthwise) conv, float64, a dynamic
-  // batch: nothing changes.
+  // Fewer output channels than the block, a grouped conv whose groups split blocks and whose
+  // weights are not constant (no block-diagonal expansion), float64, a dynamic batch: nothing
+  // changes.
   for (const char* text : {
            R"(def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(6, 3, 3, 3), float32]) {
   nn.conv2d(%x, %w, padding=[1, 1]) })",
-           R"(def @main(%x: Tensor[(1, 16, 8, 8), float32], %w: Tensor[(16, 8, 3, 3), float32]) {
-  nn.conv2d(%x, %w, padding=[1, 1], groups=2) })",
+           R"(def @main(%x: Tensor[(1, 16, 8, 8), float32], %w: Tensor[(16, 4, 3, 3), float32]) {
+  nn.conv2d(%x, %w, padding=[1, 1], groups=4) })",
            R"(def @main(%x: Tensor[(1, 16, 8, 8), float64], %w: Tensor[(16, 16, 3, 3), float64]) {
   nn.conv2d(%x, %w) })",
            R"(def @main(%x: Tensor[(?, 16, 8, 8), float32], %w: Tensor[(16, 16, 3, 3), float32]) {
@@ -343,6 +346,37 @@ def @main(%x: Tensor[(1, 16, 4, 4), float32], %w: Tensor[(12, 16, 1, 1), float32
   %4 = strided_slice(%3, begin=[0, 0], end=[-1, 12], strides=[1, 1], slice_mode="size");
   divide(%y, %4)
 })");
+}
+
+TEST(AlterOpLayout, GroupedConvsGoBlockedAsGroupsOfWholeBlocks) {
+  struct Case {
+    int64_t channels, groups, lanes, blocked_groups;
+  };
+  // Groups of one block (8 of 16 channels, lanes 8: weights as they are); groups of 4 channels
+  // expanded to block-diagonal 8x8 blocks; 24 channels in groups of 8, lanes 16: padded to 32,
+  // two 16-channel groups.
+  for (const Case c : {Case{16, 2, 8, 2}, Case{16, 4, 8, 2}, Case{24, 3, 16, 2}}) {
+    const std::string ch = std::to_string(c.channels);
+    const std::string text =
+        "def @main(%x: Tensor[(1, " + ch + ", 6, 6), float32], %w: Tensor[(" + ch + ", " +
+        std::to_string(c.channels / c.groups) + ", 3, 3), float32]) {\n" +
+        "  %0 = nn.conv2d(%x, %w, padding=[1, 1], strides=[2, 2], groups=" + std::to_string(c.groups) +
+        ");\n  nn.relu(%0)\n}";
+    SCOPED_TRACE(text);
+    IRModule before = infer_types(
+        bind_params(parse_module(text), {{"w", sample_tensor({c.channels, c.channels / c.groups, 3, 3}, 3)}}));
+    IRModule after = alter_op_layout_pass(before, {.vector_lanes = static_cast<int>(c.lanes), .force = true});
+    const std::string printed = print_module(after);
+    EXPECT_NE(printed.find("groups=" + std::to_string(c.blocked_groups) + ", data_layout=\"NCHW" +
+                           std::to_string(c.lanes) + "c\""),
+              std::string::npos)
+        << printed;
+    const std::vector<Value> args = {Value(sample_tensor({1, c.channels, 6, 6}, 5))};
+    const NDArray want = interpret(before, "main", args).flatten().at(0);
+    const NDArray got = interpret(after, "main", args).flatten().at(0);
+    ASSERT_EQ(want.shape(), got.shape());
+    for (int64_t i = 0; i < want.numel(); ++i) ASSERT_NEAR(got.at(i), want.at(i), 1e-5) << i;
+  }
 }
 
 TEST(AlterOpLayout, DepthwiseConvsGoBlockedWithOneInputChannelPerGroup) {

@@ -92,9 +92,11 @@ std::vector<Index> source_index(const Layout& src, const Layout& dst, const std:
 // The blocked layouts AlterOpLayout gives a float32 nn.conv2d, and that its compute assumes:
 // data NCHW{in_block}c, weight OIHW{in_block}i{out_block}o, output NCHW{out_block}c; a
 // depthwise convolution (groups = channels, one output channel per input channel) has
-// OIHW1i{x}o weights (C/x, 1, KH, KW, 1, x) and in_block = out_block. Blocks of the vector
+// OIHW1i{x}o weights (C/x, 1, KH, KW, 1, x) and in_block = out_block; a grouped one whose
+// groups are whole blocks has weight axis 1 = one group's input blocks. Blocks of the vector
 // width (16 floats with AVX-512, 8 with AVX2) when the channels divide by it, else none (the
 // convolution stays NCHW): GCC compiles a half-width block on AVX-512 into shuffles.
+// (AlterOpLayout also pads other channel counts and expands narrow groups; see there.)
 struct ConvLayoutChoice {
   int64_t in_block = 0, out_block = 0;  // 0: keep NCHW
   bool depthwise = false;
