@@ -277,11 +277,11 @@ class LayoutAlterer : public ExprRewriter {
   Expr grouped_conv2d(const Expr& original, const CallNode& call, const TensorTypeNode& data,
                       const TensorTypeNode& weight) {
     const int64_t block = lanes_, channels = data.shape[1], outputs = weight.shape[0];
+    if (block <= 1) return nullptr;
     const int64_t groups = attrs_from<Conv2DAttrs>(call.attrs, "nn.conv2d").groups;
     const int64_t group_inputs = channels / groups, group_outputs = outputs / groups;
     Expr packed_weight = rewritten(call.args[1]);
     int64_t blocked_groups = groups;
-    if (block <= 1) return nullptr;
     if (group_inputs % block != 0 || group_outputs % block != 0) {
       const auto* constant = as<ConstantNode>(packed_weight);
       const bool fits = group_inputs == group_outputs && block % group_inputs == 0 && 2 * group_inputs >= block &&
