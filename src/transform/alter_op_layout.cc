@@ -75,6 +75,11 @@ const CallNode* op_call(const Expr& e) {
 // blocked convolution (the same bytes as NCHW).
 std::string data_layout_of(int64_t block) { return block == 1 ? "NCHW1c" : Layout::nchw(block); }
 
+// Whether `channels` go blocked: whole blocks, or padded to them.
+bool fills_blocks(int64_t channels, int64_t lanes, const AlterOpLayoutOptions& options) {
+  return channels % lanes == 0 || (options.pad_channels && channels > lanes);
+}
+
 // The blocks of a float32 convolution: choose_conv2d_layout's, or, for a convolution whose output
 // channels fill vectors but whose input channels do not (the 3-channel stem, MobileNet's and
 // EfficientNet's 24- and 40-channel bottlenecks expanding), NCHW1c input and blocked output:
@@ -86,19 +91,22 @@ std::string data_layout_of(int64_t block) { return block == 1 ? "NCHW1c" : Layou
 // weights' extra rows and columns are zeros, so the extra lanes of an input never reach a real
 // channel, and the extra lanes of an output are dropped where the value leaves the blocked
 // layout (see LayoutAlterer::padded).
+//
+// Only for groups == 1 or depthwise (groups == channels): other grouped ones are grouped_conv2d's.
 ConvLayoutChoice conv_blocks(int lanes, int64_t in_channels, int64_t out_channels, int64_t groups,
                              const AlterOpLayoutOptions& options) {
   ConvLayoutChoice choice = choose_conv2d_layout(lanes, in_channels, out_channels, groups);
-  if (choice.blocked() || lanes <= 1) return choice;
-  auto fills = [&](int64_t channels) { return channels % lanes == 0 || (options.pad_channels && channels > lanes); };
-  const bool depthwise = groups > 1 && groups == in_channels && groups == out_channels;
-  if ((groups != 1 && !depthwise) || !fills(out_channels)) return choice;
-  if (fills(in_channels)) return {.in_block = lanes, .out_block = lanes, .depthwise = depthwise};
-  if (!options.narrow_inputs || groups != 1) return choice;
+  if (choice.blocked() || lanes <= 1 || !fills_blocks(out_channels, lanes, options)) return choice;
+  const bool depthwise = groups != 1;
+  if (fills_blocks(in_channels, lanes, options)) return {.in_block = lanes, .out_block = lanes, .depthwise = depthwise};
+  if (!options.narrow_inputs || depthwise) return choice;
   return {.in_block = 1, .out_block = lanes};
 }
 
 int64_t round_up(int64_t value, int64_t block) { return (value + block - 1) / block * block; }
+
+// The extra channels that pad `channels` to whole blocks.
+int64_t channel_padding(int64_t channels, int64_t block) { return round_up(channels, block) - channels; }
 
 // `value` with zeros appended to axis `axis` up to `extent`.
 Expr pad_axis(const Expr& value, size_t rank, size_t axis, int64_t extra) {
@@ -202,8 +210,7 @@ class LayoutAlterer : public ExprRewriter {
   // The channels of `original` (an NCHW tensor) that do not fill whole blocks: its blocked form
   // has that many extra lanes at the end of its last block.
   static int64_t padding(const Expr& original, int64_t block) {
-    const TensorTypeNode* t = tensor_of(original);
-    return round_up(t->shape[1], block) - t->shape[1];
+    return channel_padding(tensor_of(original)->shape[1], block);
   }
   static bool padded(const Expr& original, int64_t block) { return padding(original, block) > 0; }
 
@@ -245,11 +252,7 @@ class LayoutAlterer : public ExprRewriter {
       return grouped_conv2d(original, call, *data, *weight);
     const ConvLayoutChoice choice = conv_blocks(lanes_, data->shape[1], weight->shape[0], groups, options_);
     if (!choice.blocked() || (choice.depthwise && !options_.depthwise)) return nullptr;
-    // The call's attributes as written, with the layouts replaced (IR text stays as short).
-    Attrs blocked_attrs = call.attrs;
-    blocked_attrs.set("data_layout", AttrValue(data_layout_of(choice.in_block)));
-    blocked_attrs.set("kernel_layout", AttrValue(choice.kernel_layout()));
-    blocked_attrs.set("out_layout", AttrValue(choice.out_layout()));
+    std::vector<std::pair<std::string, AttrValue>> padded_attrs;
     // Padded channels: zero weights for the extra outputs, and for the extra inputs unless
     // depthwise (one input per output there).
     const int64_t out_padding = padding(original, choice.out_block);
@@ -257,14 +260,27 @@ class LayoutAlterer : public ExprRewriter {
     if (!choice.depthwise) packed_weight = pad_axis(packed_weight, 4, 1, padding(call.args[0], choice.in_block));
     if (out_padding) {
       const int64_t channels = weight->shape[0] + out_padding;
-      blocked_attrs.set("channels", AttrValue(channels));
-      if (choice.depthwise) blocked_attrs.set("groups", AttrValue(channels));
+      padded_attrs.emplace_back("channels", AttrValue(channels));
+      if (choice.depthwise) padded_attrs.emplace_back("groups", AttrValue(channels));
     }
+    return blocked_conv2d(original, call, choice, packed_weight, padded_attrs);
+  }
+
+  // The blocked convolution of `choice` on `call`'s data and `weight` (OIHW, padded as the
+  // blocks need): the call's attributes as written (IR text stays as short), the layouts
+  // replaced, then `changed` set.
+  Expr blocked_conv2d(const Expr& original, const CallNode& call, const ConvLayoutChoice& choice, const Expr& weight,
+                      const std::vector<std::pair<std::string, AttrValue>>& changed) {
+    Attrs attrs = call.attrs;
+    attrs.set("data_layout", AttrValue(data_layout_of(choice.in_block)));
+    attrs.set("kernel_layout", AttrValue(choice.kernel_layout()));
+    attrs.set("out_layout", AttrValue(choice.out_layout()));
+    for (const auto& [name, value] : changed) attrs.set(name, value);
     ++blocked_convs;
-    Expr conv = call_op(
-        "nn.conv2d",
-        {in_block(call.args[0], choice.in_block), layout_transform(packed_weight, "OIHW", choice.kernel_layout())},
-        blocked_attrs);
+    Expr conv =
+        call_op("nn.conv2d",
+                {in_block(call.args[0], choice.in_block), layout_transform(weight, "OIHW", choice.kernel_layout())},
+                std::move(attrs));
     return record(original, conv, choice.out_block);
   }
 
@@ -285,23 +301,13 @@ class LayoutAlterer : public ExprRewriter {
     if (group_inputs % block != 0 || group_outputs % block != 0) {
       const auto* constant = as<ConstantNode>(packed_weight);
       const bool fits = group_inputs == group_outputs && block % group_inputs == 0 && 2 * group_inputs >= block &&
-                        (channels % block == 0 || (options_.pad_channels && channels > block));
+                        fills_blocks(channels, block, options_);
       if (!fits || !constant || constant->data.dtype() != DType::kFloat32) return nullptr;
       packed_weight = make_constant(block_diagonal_weights(constant->data, block));
       blocked_groups = round_up(channels, block) / block;
     }
-    Attrs blocked_attrs = call.attrs;
-    blocked_attrs.set("data_layout", AttrValue(Layout::nchw(block)));
-    blocked_attrs.set("kernel_layout", AttrValue(cat("OIHW", block, "i", block, "o")));
-    blocked_attrs.set("out_layout", AttrValue(Layout::nchw(block)));
-    blocked_attrs.set("groups", AttrValue(blocked_groups));
-    blocked_attrs.set("channels", AttrValue(round_up(outputs, block)));
-    ++blocked_convs;
-    Expr conv = call_op(
-        "nn.conv2d",
-        {in_block(call.args[0], block), layout_transform(packed_weight, "OIHW", cat("OIHW", block, "i", block, "o"))},
-        blocked_attrs);
-    return record(original, conv, block);
+    return blocked_conv2d(original, call, {.in_block = block, .out_block = block}, packed_weight,
+                          {{"groups", AttrValue(blocked_groups)}, {"channels", AttrValue(round_up(outputs, block))}});
   }
 
   // layout_transform(layout_transform(x, A, B), B, A) is x; NCHW -> NCHW{x}c of a value
@@ -339,7 +345,7 @@ class LayoutAlterer : public ExprRewriter {
     if (ones == t->ndim()) return rewritten(other);
     const int64_t channels = shape[1];
     if (t->ndim() == 3 && t->shape == Shape{channels, 1, 1})
-      return layout_transform(pad_axis(rewritten(other), 3, 0, round_up(channels, block) - channels), "CHW",
+      return layout_transform(pad_axis(rewritten(other), 3, 0, channel_padding(channels, block)), "CHW",
                               cat("CHW", block, "c"));
     // A squeeze-excite scale is often blocked already (its convolution's output): no round trip.
     if (t->ndim() == 4 && t->shape == Shape{1, channels, 1, 1}) return in_block(other, block);
