@@ -8,7 +8,11 @@
 //     still zero)
 //     nn.conv2d(multiply(%x, s), W)  ->  nn.conv2d(%x, multiply(W, expand_dims(squeeze(s))))
 //   FoldConstant then evaluates the new weights.
-// Anything not exactly NCHW / OIHW with a per-channel constant is left alone.
+// Forward, s may also be computed at run time (squeeze-excite's sigmoid of a pooled branch)
+// when the weights it would scale have at most half the elements of the activation: the
+// weights are then scaled at every run, by a kernel over C x O values instead of a pass over
+// the C x H x W activation (EfficientNet's 56x56 blocks: 3456 against 451584).
+// Anything not exactly NCHW / OIHW with a per-channel scale is left alone.
 #include <optional>
 #include <unordered_map>
 
@@ -208,6 +212,19 @@ bool forward_conv(const CallNode& conv) {
   return attrs_from<Conv2DAttrs>(conv.attrs, "nn.conv2d").groups == 1 && plain_conv(conv);
 }
 
+// Whether scaling the weights of the convolutions `users` at every run costs at most half of
+// scaling their input activation `data` (users are forward_conv calls taking it as data).
+bool weights_smaller_than_activation(const std::vector<std::pair<const ExprNode*, int>>& users,
+                                     const TensorTypeNode& data) {
+  int64_t weights = 0;
+  for (const auto& [user, index] : users) {
+    const TensorTypeNode* weight = tensor_of(static_cast<const CallNode*>(user)->args[1]);
+    if (!weight || !weight->is_static()) return false;
+    weights += num_elements(weight->shape);
+  }
+  return data.is_static() && 2 * weights <= num_elements(data.shape);
+}
+
 class ForwardFolder : public ExprRewriter {
  public:
   // Finds the multiplies every consumer of which is a convolution taking them as data.
@@ -229,8 +246,8 @@ class ForwardFolder : public ExprRewriter {
         const Expr& scale = mul->args[static_cast<size_t>(1 - side)];
         const TensorTypeNode* data = tensor_of(act);
         const TensorTypeNode* scale_type = tensor_of(scale);
-        if (!as<ConstantNode>(scale) || !data || !scale_type || data->ndim() != 4 ||
-            !type_equal(act->checked_type(), e->checked_type()))
+        if (!data || !scale_type || data->ndim() != 4 || !type_equal(act->checked_type(), e->checked_type()) ||
+            !(as<ConstantNode>(scale) || weights_smaller_than_activation(users, *data)))
           continue;
         if (auto squeeze = per_channel_squeeze(*data, *scale_type, 1)) {
           folds_[e.get()] = {side, *squeeze, nullptr};

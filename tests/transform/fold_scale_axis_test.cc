@@ -7,6 +7,7 @@
 
 #include "ir/seed_texts.h"
 #include "kiln/attrs/nn.h"
+#include "kiln/attrs/reduce.h"
 #include "kiln/attrs/transform.h"
 #include "kiln/interp/interpreter.h"
 #include "kiln/ir/op.h"
@@ -80,6 +81,8 @@ Expr expand(const Expr& vector, int64_t trailing) {
 
 IRModule module_of(const Var& x, const Expr& body) { return IRModule::from_function(make_function({x}, body)); }
 
+void expect_same_results(const IRModule& mod, const IRModule& folded, const Shape& input_shape);
+
 IRModule both_directions(const IRModule& mod) {
   return forward_fold_scale_axis_pass(backward_fold_scale_axis_pass(mod));
 }
@@ -117,6 +120,22 @@ TEST(FoldScaleAxis, ForwardIntoEveryConvolutionOfTheMultiply) {
   Expr ws = expand(vector_of(s, {1, 2}), 2);
   Expr after = make_tuple({conv(x, mul(w1, ws)), conv(x, mul(w2, ws))});
   expect_same(both_directions(module_of(x, before)), infer_types(module_of(x, after)));
+}
+
+// A scale computed at run time (squeeze-excite) scales the weights when they are at most half
+// the activation's size: 2 x 4 x 8 x 3 x 3 = 576 values against 8 x 16 x 16 = 2048.
+TEST(FoldScaleAxis, ForwardRunTimeScaleIntoSmallerWeights) {
+  Var x = input({1, 8, 16, 16});
+  Expr w1 = constant({4, 8, 3, 3}, 1), w2 = constant({4, 8, 3, 3}, 2);
+  Expr s =
+      call_op("sigmoid", {call_op("mean", {x}, ReduceAttrs{.axis = std::vector<int64_t>{2, 3}, .keepdims = true})});
+  Expr scaled = mul(x, s);
+  Expr before = make_tuple({conv(scaled, w1), conv(scaled, w2)});
+  Expr ws = expand(vector_of(s, {0, 2, 3}), 2);
+  Expr after = make_tuple({conv(x, mul(w1, ws)), conv(x, mul(w2, ws))});
+  IRModule mod = module_of(x, before);
+  expect_same(both_directions(mod), infer_types(module_of(x, after)));
+  expect_same_results(mod, fold_scale_axis_pass(mod), {1, 8, 16, 16});
 }
 
 // Two scales in a row fold one after the other.
@@ -194,6 +213,13 @@ std::vector<Unchanged> unchanged() {
          Var x = input({1, 2, 5, 5});
          Expr scaled = mul(x, constant({2, 1, 1}, 2));
          return module_of(x, make_tuple({conv(scaled, constant({3, 2, 3, 3}, 1)), call_op("nn.relu", {scaled})}));
+       }},
+      {"ForwardRunTimeScaleOfLargerWeights",
+       [] {
+         // 3 x 2 x 3 x 3 = 54 weights against 2 x 5 x 5 = 50 activations: the multiply stays.
+         Var x = input({1, 2, 5, 5});
+         Var s = make_var("s", tensor_type({2, 1, 1}, DType::kFloat32));
+         return IRModule::from_function(make_function({x, s}, conv(mul(x, s), constant({3, 2, 3, 3}, 1))));
        }},
       {"ForwardScaleIntoWeight",
        [] {
