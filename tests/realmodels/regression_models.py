@@ -223,7 +223,9 @@ def dynamic_quant_seg():
     # difference may move a value across a rounding boundary: one quantization step. A step of
     # every input of the low classifier (scale ~1.1e-4 times its largest row sum of |weights|,
     # ~3.6) moves an output by at most ~4e-4; the output is a convex (bilinear) mix of those.
-    return model, inputs, {"tolerance": (1e-3, 5e-4)}
+    # compare.py takes atol relative to the output's largest |value| (~0.2) below 1: 2.5e-3 of
+    # it is ~5e-4.
+    return model, inputs, {"tolerance": (1e-3, 2.5e-3)}
 
 
 def lstm_in_if():
