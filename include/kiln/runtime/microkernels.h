@@ -1055,18 +1055,22 @@ static inline int32_t kiln_rnn_seq_f32(int64_t seq, int64_t batch, int64_t hidde
 #define KILN_WINO_POINTS 36
 #define KILN_WINO_MAX_LANES 64
 
-/* r_i = (B^T d)_i for six vectors d_k (x lanes each) at stride ds; results at stride rs. */
+/* r_i = (B^T d)_i for six vectors d_k (x lanes each) at stride ds; results at stride rs. Written
+ * as 12 operations with explicit FMAs: -std=c11 contracts nothing, and the plain formulas compile
+ * to 24 (the input transform was 14% of DenseNet-121's time). */
 static inline void kiln_wino_bt6(const float* KILN_RESTRICT d, int64_t ds, float* KILN_RESTRICT r, int64_t rs,
                                  int64_t x) {
   for (int64_t l = 0; l < x; ++l) {
     const float d0 = d[l], d1 = d[ds + l], d2 = d[2 * ds + l], d3 = d[3 * ds + l], d4 = d[4 * ds + l],
                 d5 = d[5 * ds + l];
-    r[l] = 4.0f * d0 - 5.0f * d2 + d4;
-    r[rs + l] = -4.0f * (d1 + d2) + d3 + d4;
-    r[2 * rs + l] = 4.0f * (d1 - d2) - d3 + d4;
-    r[3 * rs + l] = 2.0f * (d3 - d1) - d2 + d4;
-    r[4 * rs + l] = 2.0f * (d1 - d3) - d2 + d4;
-    r[5 * rs + l] = 4.0f * d1 - 5.0f * d3 + d5;
+    const float a = KILN_FMAF(-4.0f, d2, d4), b = KILN_FMAF(-4.0f, d1, d3); /* r1 = a + b, r2 = a - b */
+    const float c = d4 - d2, e = d3 - d1;                                   /* r3 = c + 2e, r4 = c - 2e */
+    r[l] = KILN_FMAF(4.0f, d0, KILN_FMAF(-5.0f, d2, d4));
+    r[rs + l] = a + b;
+    r[2 * rs + l] = a - b;
+    r[3 * rs + l] = KILN_FMAF(2.0f, e, c);
+    r[4 * rs + l] = KILN_FMAF(-2.0f, e, c);
+    r[5 * rs + l] = KILN_FMAF(4.0f, d1, KILN_FMAF(-5.0f, d3, d5));
   }
 }
 
@@ -1078,9 +1082,9 @@ static inline void kiln_wino_at6(const float* KILN_RESTRICT m, int64_t ms, float
                 m5 = m[5 * ms + l];
     const float s12 = m1 + m2, d12 = m1 - m2, s34 = m3 + m4, d34 = m3 - m4;
     o[l] = m0 + s12 + s34;
-    o[os + l] = d12 + 2.0f * d34;
-    o[2 * os + l] = s12 + 4.0f * s34;
-    o[3 * os + l] = d12 + 8.0f * d34 + m5;
+    o[os + l] = KILN_FMAF(2.0f, d34, d12);
+    o[2 * os + l] = KILN_FMAF(4.0f, s34, s12);
+    o[3 * os + l] = KILN_FMAF(8.0f, d34, d12 + m5);
   }
 }
 
