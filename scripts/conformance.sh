@@ -5,14 +5,21 @@
 # into the model (onnx-test --bake-inputs) is BAKED, not PASS.
 # The last line is the summary: "conformance ENGINE: P passed of N cases (X%), B more only
 # with baked inputs, excluding T training/string cases".
-# usage: scripts/conformance.sh KILN_BINARY [interp|compiled]
+# With CASE_LIST (a file of suite/case lines) only those cases run.
+# usage: scripts/conformance.sh KILN_BINARY [interp|compiled] [CASE_LIST]
 set -euo pipefail
 kiln=$1
 engine=${2:-interp}
+case_list=${3:-}
 data=${KILN_ONNX_TESTDATA:-/usr/share/libonnx-testdata/data}
 passed=0 baked=0 total=0 excluded=0
 for suite in node pytorch-converted pytorch-operator simple; do
-  log=$("$kiln" onnx-test --verbose --bake-inputs --engine "$engine" "$data/$suite" 2>&1) || true
+  dirs=("$data/$suite")
+  if [[ -n $case_list ]]; then
+    mapfile -t dirs < <(sed -n "s|^$suite/|$data/$suite/|p" "$case_list")
+    ((${#dirs[@]} > 0)) || continue
+  fi
+  log=$("$kiln" onnx-test --verbose --bake-inputs --engine "$engine" "${dirs[@]}" 2>&1) || true
   summary=$(tail -n 1 <<<"$log")
   if ! [[ $summary =~ ^[0-9]+\ passed,\ [0-9]+\ passed\ only\ with\ baked\ inputs,\ [0-9]+\ failed,\ [0-9]+\ skipped$ ]]; then
     echo "onnx-test on $suite did not finish; its last lines:" >&2

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs kiln's libFuzzer targets (fuzz/, docs/robustness.md).
 #   scripts/fuzz.sh TARGET SECONDS   one target for SECONDS on its corpus
-#   scripts/fuzz.sh all SECONDS      every target, one after the other
+#   scripts/fuzz.sh all SECONDS      every target, as many at once as there are cores
 #   scripts/fuzz.sh regressions      every target once on each input of fuzz/regressions/TARGET/
 # Builds the fuzz configuration first (scripts/build.sh fuzz), or uses the build folder
 # $KILN_FUZZ_BUILD when set. The seeds in fuzz/corpus/TARGET/ are only read; inputs the fuzzer
@@ -74,7 +74,19 @@ run_regressions() {
 mkdir -p "$root/build/fuzz-logs"
 status=0
 case "$which" in
-  all) for t in "${targets[@]}"; do run_target "$t" || status=1; done ;;
+  all)
+    # One target per core at a time (each fuzzer is single-threaded), in batches: every run
+    # lasts SECONDS.
+    cores=$(nproc)
+    for ((i = 0; i < ${#targets[@]}; i += cores)); do
+      pids=()
+      for t in "${targets[@]:i:cores}"; do
+        run_target "$t" &
+        pids+=($!)
+      done
+      for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+    done
+    ;;
   regressions) for t in "${targets[@]}"; do run_regressions "$t" || status=1; done ;;
   *)
     [[ " ${targets[*]} " == *" $which "* ]] || usage
