@@ -3,8 +3,8 @@
 #   scripts/fuzz.sh TARGET SECONDS   one target for SECONDS on its corpus
 #   scripts/fuzz.sh all SECONDS      every target, as many at once as there are cores
 #   scripts/fuzz.sh regressions      every target once on each input of fuzz/regressions/TARGET/
-# Builds the fuzz configuration first (scripts/build.sh fuzz), or uses the build folder
-# $KILN_FUZZ_BUILD when set. The seeds in fuzz/corpus/TARGET/ are only read; inputs the fuzzer
+# Builds the targets in the sanitized configuration first (scripts/build.sh asan
+# kiln_fuzz_targets), or uses the build folder $KILN_FUZZ_BUILD when set. The seeds in fuzz/corpus/TARGET/ are only read; inputs the fuzzer
 # finds go to build/fuzz-corpus/TARGET/, crashing inputs to build/fuzz-crashes/TARGET/, the
 # log with libFuzzer's final statistics to build/fuzz-logs/TARGET.log.
 set -euo pipefail
@@ -19,10 +19,10 @@ which=$1
 seconds=${2:-}
 [[ $which == regressions || $seconds =~ ^[0-9]+$ ]] || usage
 
-build=${KILN_FUZZ_BUILD:-$root/build/fuzz}
+build=${KILN_FUZZ_BUILD:-$root/build/asan}
 if [[ -z ${KILN_FUZZ_BUILD:-} ]]; then
   mkdir -p "$root/build"
-  "$root/scripts/build.sh" fuzz >"$root/build/fuzz-build.log" 2>&1 || {
+  "$root/scripts/build.sh" asan kiln_fuzz_targets >"$root/build/fuzz-build.log" 2>&1 || {
     tail -n 40 "$root/build/fuzz-build.log" >&2
     echo "fuzz: the fuzz build failed (log: build/fuzz-build.log)" >&2
     exit 1

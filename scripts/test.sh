@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Sets up the machine, builds kiln twice (release, and RelWithDebInfo with ASan + UBSan, which
-# sanitize the generated kernels too) and runs every test in both, then the runtime's tests
-# under ThreadSanitizer, then builds the fuzz targets (clang) and runs each briefly. This is
-# what CI runs (.ci/run).
+# Sets up the machine, builds kiln twice (release with GCC, and clang-14 with ASan + UBSan, which
+# sanitize the generated kernels too and also build the libFuzzer targets) and runs every test
+# in both, then the runtime's tests under ThreadSanitizer, then each fuzz target briefly. This
+# is what CI runs (.ci/run).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/setup.sh"
@@ -30,7 +30,7 @@ echo "== tsan build and runtime tests"
 # The libFuzzer targets (docs/robustness.md): 20 s each on their corpus (a smoke run; the long
 # runs are `scripts/fuzz.sh TARGET SECONDS`), then every input that once crashed one, kept in
 # fuzz/regressions/.
-echo "== fuzz build, 20 s per target and the regression inputs"
+echo "== fuzz targets (built with asan): 20 s each and the regression inputs"
 fuzz_start=$SECONDS
 "$root/scripts/fuzz.sh" all 20
 "$root/scripts/fuzz.sh" regressions

@@ -97,18 +97,22 @@ std::string unit_source_name(size_t i) { return cat("unit", i, ".c"); }
 }  // namespace
 
 std::vector<std::string> default_kernel_flags() {
-  std::vector<std::string> flags = {"-O3",
+#ifdef KILN_SANITIZE_GENERATED_CODE
+  // The sanitizers check the C as written at any level; -O2 compiles a large sanitized unit about
+  // four times faster than -O3 (the release build's kernels are what the -O3 code is tested by).
+  const char* optimization = "-O2";
+#else
+  const char* optimization = "-O3";
+#endif
+  std::vector<std::string> flags = {optimization,
                                     "-march=native",
                                     "-fPIC",
-                                    "-shared",
                                     "-std=c11",
                                     "-fwrapv" /* integers wrap, as in the reference kernels */,
                                     "-fno-math-errno" /* lets sqrt vectorize; results are unchanged */};
 #ifdef KILN_SANITIZE_GENERATED_CODE
-  // The sanitizer runtimes are already in the process that loads the library (kiln's own). The
-  // sanitizers check the C as written at any level; -O2 compiles a large sanitized unit about
-  // four times faster than -O3 (the release build's kernels are what the -O3 code is tested by).
-  flags.front() = "-O2";
+  // Compile flags only: lib.so is linked without a sanitizer runtime and calls the one of the
+  // process that loads it (kiln's own; see CCompilerOptions::link_flags).
   for (const char* flag : {"-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"})
     flags.push_back(flag);
 #endif
@@ -151,7 +155,8 @@ std::string CCompiler::cache_key(const std::string& source) const {
   // The headers are part of the program: a changed micro-kernel must not hit an old library.
   fs::path include(options_.include_dir);
   std::string key = source + "\n--\n" + options_.compiler + "\n" + join(options_.flags, " ") + "\n" +
-                    options_.include_dir + "\n" + read_file_or_empty(include / "kiln/runtime/kernel_abi.h") +
+                    join(options_.link_flags, " ") + "\n" + options_.include_dir + "\n" +
+                    read_file_or_empty(include / "kiln/runtime/kernel_abi.h") +
                     read_file_or_empty(include / "kiln/runtime/microkernels.h") +
                     read_file_or_empty(include / "kiln/runtime/vector_math.h");
   return fnv1a_hex(key);
@@ -188,42 +193,38 @@ std::string CCompiler::compile(const std::string& source) const {
   return library.string();
 }
 
-std::string CCompiler::command(const std::vector<std::string>& extra) const {
+std::string CCompiler::command(const std::vector<std::string>& flags, const std::vector<std::string>& extra) const {
   std::string command = shell_quote(options_.compiler);
-  for (const auto& flag : options_.flags) command += " " + shell_quote(flag);
+  for (const auto& flag : flags) command += " " + shell_quote(flag);
   command += " " + shell_quote("-I" + options_.include_dir);
   for (const auto& arg : extra) command += " " + shell_quote(arg);
   return command;
 }
 
 CCompiler::BuildResult CCompiler::build_library(const std::string& source, const fs::path& dir) const {
-  const fs::path library = dir / "lib.so";
+  // One unit is kernels.c itself; several are written beside it and removed once linked.
   const std::vector<std::string> units = split_units(source, job_count(options_.jobs));
-  if (units.size() == 1) {
-    ProcessResult result = run_process(command({"-o", library.string(), (dir / "kernels.c").string()}));
-    return {result.status, std::move(result.output), "kernels.c"};
-  }
+  std::vector<std::string> names, objects;
   std::vector<std::future<ProcessResult>> compiles;
-  std::vector<std::string> objects;
   for (size_t i = 0; i < units.size(); ++i) {
-    const std::string unit = unit_source_name(i);
-    write_file((dir / unit).string(), units[i]);
+    names.push_back(units.size() == 1 ? "kernels.c" : unit_source_name(i));
+    if (units.size() > 1) write_file((dir / names.back()).string(), units[i]);
     objects.push_back((dir / cat("unit", i, ".o")).string());
-    std::vector<std::string> args = {"-c", "-o", objects.back(), (dir / unit).string()};
+    std::vector<std::string> args = {"-c", "-o", objects.back(), (dir / names.back()).string()};
     if (i > 0) args.insert(args.begin(), "-DKILN_SECONDARY_UNIT");
-    compiles.push_back(std::async(std::launch::async, run_process, command(args)));
+    compiles.push_back(std::async(std::launch::async, run_process, command(options_.flags, args)));
   }
   std::vector<ProcessResult> results;
   for (auto& c : compiles) results.push_back(c.get());
   for (size_t i = 0; i < results.size(); ++i)
-    if (results[i].status != 0) return {results[i].status, std::move(results[i].output), unit_source_name(i)};
-  std::vector<std::string> link = {"-o", library.string()};
+    if (results[i].status != 0) return {results[i].status, std::move(results[i].output), names[i]};
+  std::vector<std::string> link = {"-o", (dir / "lib.so").string()};
   link.insert(link.end(), objects.begin(), objects.end());
-  ProcessResult result = run_process(command(link));
+  ProcessResult result = run_process(command(options_.link_flags, link));
   if (result.status == 0) {
     std::error_code ec;
     for (size_t i = 0; i < units.size(); ++i) {
-      fs::remove(dir / unit_source_name(i), ec);
+      if (units.size() > 1) fs::remove(dir / names[i], ec);
       fs::remove(objects[i], ec);
     }
   }

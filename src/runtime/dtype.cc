@@ -1,6 +1,8 @@
 #include "kiln/runtime/dtype.h"
 
 #include <cmath>
+#include <cstdint>
+#include <limits>
 
 #include "kiln/support/error.h"
 
@@ -122,8 +124,13 @@ T from_double(double v) {
   } else if constexpr (std::is_same_v<T, bool>) {
     return v != 0.0;
   } else if constexpr (std::is_integral_v<T>) {
+    // As integer conversions: the integral part wraps modulo 2^bits (tests feed wide values to
+    // int8 on purpose); only what int64 / uint64 cannot hold saturates, and NaN is 0.
     if (std::isnan(v)) return T(0);
-    return static_cast<T>(static_cast<long double>(v));
+    if (v < -0x1p63) return std::numeric_limits<T>::min();
+    if (v < 0x1p63) return static_cast<T>(static_cast<int64_t>(v));
+    if (v < 0x1p64) return static_cast<T>(static_cast<uint64_t>(v));
+    return std::numeric_limits<T>::max();
   } else {
     return static_cast<T>(v);
   }

@@ -4,8 +4,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include "codegen/kernel_test_util.h"
 #include "kiln/support/error.h"
@@ -163,6 +165,41 @@ TEST_F(CCompilerTest, CacheDirectoryFollowsTheEnvironment) {
 TEST(Fnv1a, IsTheStandardHash) {
   EXPECT_EQ(fnv1a_hex(""), "cbf29ce484222325");
   EXPECT_EQ(fnv1a_hex("a"), "af63dc4c8601ec8c");
+}
+
+// In a sanitized kiln the kernels are instrumented and report through the sanitizer runtime of the
+// process that loads them (kiln's, whichever compiler built it): an out-of-bounds read in a
+// kernel stops the process with AddressSanitizer's report, and signed overflow with UBSan's.
+TEST_F(CCompilerTest, SanitizedKernelsReportThroughTheLoadingProcess) {
+  const std::vector<std::string> flags = default_kernel_flags();
+  if (std::find(flags.begin(), flags.end(), "-fsanitize=address,undefined") == flags.end())
+    GTEST_SKIP() << "kiln is not built with sanitizers";
+  const char* source = R"(#include <stdint.h>
+#include "kiln/runtime/kernel_abi.h"
+const KilnRuntimeApi* kiln_runtime_api = 0;
+int32_t kiln_abi_version(void) { return KILN_ABI_VERSION; }
+int32_t read_at(void* const* args) {
+  const float* in = (const float*)args[0];
+  float* out = (float*)args[1];
+  out[0] = in[*(const int64_t*)args[2]];
+  return 0;
+}
+int32_t shift_by(void* const* args) {
+  int32_t* value = (int32_t*)args[0];
+  *value = 1 << *value;
+  return 0;
+}
+)";
+  testing::LoadedKernels lib(compiler().compile(source));
+  std::vector<float> in(4, 1.0f);
+  float out = 0;
+  int64_t index = 3;
+  ASSERT_EQ(lib.call("read_at", {in.data(), &out, &index}), 0);
+  EXPECT_EQ(out, 1.0f);
+  index = 4;
+  EXPECT_DEATH(lib.call("read_at", {in.data(), &out, &index}), "heap-buffer-overflow");
+  int32_t shift = 40;
+  EXPECT_DEATH(lib.call("shift_by", {&shift}), "shift exponent 40 is too large");
 }
 
 }  // namespace

@@ -59,7 +59,7 @@ TEST(FamilyAttrs, DefaultsAndRequired) {
                                                                      {"unreachable", "message"}};
   for (const auto& [op, attr] : required) {
     SCOPED_TRACE(op);
-    std::string e = error_of([&] { ops.get(op).normalize({}); });
+    std::string e = error_of([&ops, op = op] { ops.get(op).normalize({}); });
     expect_names_op_and_attr(e, op, attr);
     EXPECT_NE(e.find("missing required attribute"), std::string::npos) << e;
   }

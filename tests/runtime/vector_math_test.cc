@@ -130,6 +130,8 @@ TEST(VectorMath, TanhWithinOnePointFiveUlpIncludingNearZero) {
 TEST(VectorMath, TanhEdges) {
   const float inf = std::numeric_limits<float>::infinity();
   EXPECT_EQ(kiln_tanhf(0.0f), 0.0f);
+  EXPECT_TRUE(std::signbit(kiln_tanhf(-0.0f)));
+  EXPECT_FALSE(std::signbit(kiln_tanhf(0.0f)));
   EXPECT_EQ(kiln_tanhf(inf), 1.0f);
   EXPECT_EQ(kiln_tanhf(-inf), -1.0f);
   EXPECT_EQ(kiln_tanhf(100.0f), 1.0f);

@@ -201,7 +201,8 @@ PreparedRun prepare_run(const std::string& path, const Args& args, bool random_b
   std::vector<TensorInfo> inputs = variants.inputs();
   for (const std::string& text : args.all("--shape")) {
     auto [name, shape] = parse_shape_override(text);
-    auto it = std::find_if(inputs.begin(), inputs.end(), [&](const TensorInfo& t) { return t.name == name; });
+    auto it =
+        std::find_if(inputs.begin(), inputs.end(), [&name = name](const TensorInfo& t) { return t.name == name; });
     check(it != inputs.end(), "--shape names '", name, "', which is not an input of ", path);
     it->shape = shape;
   }

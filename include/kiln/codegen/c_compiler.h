@@ -9,7 +9,7 @@
 
 namespace kiln::codegen {
 
-// The flags generated kernels are built with. A kiln built with sanitizers (KILN_SANITIZE) adds
+// The flags generated kernels are compiled with. A kiln built with sanitizers (KILN_SANITIZE) adds
 // -fsanitize=address,undefined, so its tests check the generated code's memory accesses too.
 std::vector<std::string> default_kernel_flags();
 
@@ -23,6 +23,12 @@ struct CCompilerOptions {
   std::string compiler = "cc";
   unsigned jobs = 0;  // C compilers run at once; 0: one per hardware thread
   std::vector<std::string> flags = default_kernel_flags();
+  // The link of the objects into lib.so, without -fsanitize: instrumented kernels call the
+  // sanitizer runtime of the process that loads them. kiln's sanitized build is clang's, and cc
+  // (GCC) compiles the kernels there (clang-14 needs minutes for a sanitized Winograd kernel);
+  // GCC's own runtime linked in would abort the process as a second ASan runtime, while its
+  // instrumentation calls clang's (the same compiler-rt interface) and reports through it.
+  std::vector<std::string> link_flags = {"-shared"};
   std::string include_dir;  // kiln's include/ (for kernel_abi.h, microkernels.h); empty: default
   std::string cache_dir;    // empty: default_cache_dir()
 };
@@ -55,10 +61,10 @@ class CCompiler {
     std::string file;
   };
   std::string cache_key(const std::string& source) const;
-  // The compiler, the flags and the include directory, then `extra`, quoted for the shell.
-  std::string command(const std::vector<std::string>& extra) const;
-  // Builds dir/lib.so from `source` (already written as dir/kernels.c): one compiler run, or
-  // one per unit (split at kUnitBoundary, up to `jobs` at once) and a link.
+  // The compiler, `flags` and the include directory, then `extra`, quoted for the shell.
+  std::string command(const std::vector<std::string>& flags, const std::vector<std::string>& extra) const;
+  // Builds dir/lib.so from `source` (already written as dir/kernels.c): one compiler run per
+  // unit (split at kUnitBoundary, up to `jobs` at once), then a link.
   BuildResult build_library(const std::string& source, const std::filesystem::path& dir) const;
 
   CCompilerOptions options_;

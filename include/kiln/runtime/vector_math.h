@@ -55,17 +55,24 @@ static inline float kiln_exponent_f32(uint32_t bits) {
   return f;
 }
 
+/* x with its magnitude clamped to limit, the sign put back: the one clamp of the functions
+ * below (two clamps on x compile to a chain of mask instructions). A NaN passes (its comparison
+ * is false). */
+static inline float kiln_clamp_magnitude_f32(float x, float limit) {
+  const float magnitude = fabsf(x);
+  return copysignf(magnitude > limit ? limit : magnitude, x);
+}
+
 /* exp for float: within 0.89 ulp of exp with FMA, 1.17 without, over the whole normal range,
  * and within one unit of 2^-149 below it (subnormals, as expf); inf -> inf, -inf -> 0,
  * NaN -> NaN. 2^n exp(r), r reduced as above and exp(r) = 1 + r q(r). The one clamp is on
- * |x| <= 104 with the sign put back (two clamps on x compile to a chain of mask operations):
+ * |x| <= 104 with the sign put back (kiln_clamp_magnitude_f32):
  * exp rounds to 0 below -104 and overflows above 88.73. n in [-150, 150] does not fit one
  * exponent field, so 2^n is 2^floor(n / 2) 2^ceil(n / 2), two normal scales cut from the
  * same bits, 254 = 2 * 127 folded into the rounding constant: the first product is exact and
  * the second rounds once, also to a subnormal. A NaN passes the clamp (its comparison is false). */
 static inline float kiln_expf(float x) {
-  const float magnitude = fabsf(x);
-  const float xc = copysignf(magnitude > 104.0f ? 104.0f : magnitude, x);
+  const float xc = kiln_clamp_magnitude_f32(x, 104.0f);
   float r;
   const uint32_t m = kiln_bits_f32(kiln_exp_reduce_f32(xc, 12583166.0f, &r)); /* n + 254 */
   const float e = KILN_FMAF(kiln_exp_poly_f32(r), r, 1.0f);
@@ -82,10 +89,8 @@ static inline float kiln_expf(float x) {
  * subnormal that would slow later arithmetic) below, where the exact value is smaller. +-inf
  * clamp; a NaN passes the clamp (its comparison is false). */
 static inline float kiln_sigmoidf(float x) {
-  const float magnitude = fabsf(x);
-  const float clamped = magnitude > 87.33f ? 87.33f : magnitude;
   float r;
-  const float shifted = kiln_exp_reduce_f32(-copysignf(clamped, x), 12583039.0f, &r); /* exp(-x) */
+  const float shifted = kiln_exp_reduce_f32(-kiln_clamp_magnitude_f32(x, 87.33f), 12583039.0f, &r); /* exp(-x) */
   float p = 1.38435594e-3f;
   p = KILN_FMAF(p, r, 8.37423652e-3f);
   p = KILN_FMAF(p, r, 4.1668009e-2f);
@@ -100,7 +105,8 @@ static inline float kiln_sigmoidf(float x) {
  * 1.34 without. Below |x| = 0.625, where 1 - 2 / (exp(2|x|) + 1) would cancel, Cephes'
  * odd polynomial; above, that formula with an exp built as in kiln_sigmoidf: |x| clamped to 9.5
  * (tanh rounds to 1 past 9.01), so n is in [0, 28] and 2^n is one scale, exp(2|x|) + 1 one FMA;
- * the sign by copysign. +-inf -> +-1; a NaN fails the comparisons and stays NaN. */
+ * the sign by copysign, for both branches (the polynomial's x + x p(x^2) x^2 would turn -0 into
+ * +0). +-inf -> +-1; a NaN fails the comparisons and stays NaN. */
 static inline float kiln_tanhf(float x) {
   const float a = fabsf(x);
   const float s = x * x;
@@ -115,7 +121,7 @@ static inline float kiln_tanhf(float x) {
   const float shifted = kiln_exp_reduce_f32(clamped + clamped, 12583039.0f, &r);
   const float e = KILN_FMAF(kiln_exp_poly_f32(r), r, 1.0f);
   const float large = 1.0f - 2.0f / KILN_FMAF(e, kiln_exponent_f32(kiln_bits_f32(shifted)), 1.0f);
-  return a < 0.625f ? small : copysignf(large, x);
+  return copysignf(a < 0.625f ? small : large, x);
 }
 
 /* erf for float (erf-GELU runs it on every output of the MLP's first GEMM): the rational
@@ -124,8 +130,7 @@ static inline float kiln_tanhf(float x) {
  * goes subnormal before the division. Within 4.46e-7 of erf relative with FMA, 4.74e-7
  * without, where erf is normal. NaN stays NaN. */
 static inline float kiln_erff(float x) {
-  const float magnitude = fabsf(x);
-  const float xc = copysignf(magnitude > 4.0f ? 4.0f : magnitude, x);
+  const float xc = kiln_clamp_magnitude_f32(x, 4.0f);
   const float s = xc * xc;
   float p = -2.72614225801306e-10f;
   p = KILN_FMAF(p, s, 2.77068142495902e-08f);
