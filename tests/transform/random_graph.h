@@ -72,8 +72,16 @@ class GraphGenerator {
     static const char* const kUnary[] = {"nn.relu", "tanh", "sigmoid", "negative"};
     static const char* const kBinary[] = {"add", "multiply", "subtract", "maximum"};
     switch (pick(channel_ops_ ? 10 : 7)) {
-      case 0: return call_op(kUnary[pick(4)], {any()});
-      case 1: return call_op(kBinary[pick(4)], {any(), any()});
+      // Draws are sequenced by hand: the order a compiler evaluates function arguments in is
+      // unspecified (GCC and clang differ), and the graphs must not depend on it.
+      case 0: {
+        Expr a = any();
+        return call_op(kUnary[pick(4)], {a});
+      }
+      case 1: {
+        Expr a = any(), b = any();
+        return call_op(kBinary[pick(4)], {a, b});
+      }
       case 2: {  // a fresh copy of an earlier call
         for (int tries = 0; tries < 4; ++tries) {
           const auto* call = as<CallNode>(any());
@@ -81,7 +89,10 @@ class GraphGenerator {
         }
         return call_op("nn.relu", {any()});
       }
-      case 3: return call_op(kBinary[pick(2)], {any(), constant_like(shape_.back())});
+      case 3: {
+        Expr a = any(), c = constant_like(shape_.back());
+        return call_op(kBinary[pick(2)], {a, c});
+      }
       case 4: {
         Expr a = any(), b = any();
         int i = pick(2);
@@ -90,13 +101,16 @@ class GraphGenerator {
       case 5: {
         NDArray c = NDArray::empty({}, DType::kBool);
         *c.data<bool>() = pick(2) != 0;
-        return make_if(make_constant(c), any(), call_op("tanh", {any()}));
+        Expr otherwise = call_op("tanh", {any()});
+        Expr then = any();
+        return make_if(make_constant(c), then, otherwise);
       }
       case 7: {  // a per-channel scale: (C, 1, 1) on an image, (N) on a matrix
         NDArray c = NDArray::empty(image ? Shape{shape_[1], 1, 1} : Shape{shape_.back()}, DType::kFloat32);
         for (int64_t i = 0; i < c.numel(); ++i) c.set(i, 0.5 + 0.25 * static_cast<double>(pick(4)));
         // Half the time on a conv2d or dense of its own, which FoldScaleAxis can fold it into.
-        return call_op("multiply", {pick(2) ? weighted(any(), image) : weighted_or_any(), make_constant(c)});
+        Expr scaled = pick(2) ? weighted(any(), image) : weighted_or_any();
+        return call_op("multiply", {scaled, make_constant(c)});
       }
       case 9: return no_op_chain(any());
       case 8: {  // a second weight on the input of an earlier conv or dense: parallel branches
