@@ -36,11 +36,14 @@ class CCompilerTest : public ::testing::Test {
   std::string dir_;
 };
 
-const char* kSource = R"(#include <stdint.h>
+// What a kernel library defines besides its functions.
+const std::string kAbiPreamble = R"(#include <stdint.h>
 #include "kiln/runtime/kernel_abi.h"
 const KilnRuntimeApi* kiln_runtime_api = 0;
 int32_t kiln_abi_version(void) { return KILN_ABI_VERSION; }
-int32_t add_one(void* const* args) {
+)";
+
+const std::string kSource = kAbiPreamble + R"(int32_t add_one(void* const* args) {
   const float* in = (const float*)args[0];
   float* out = (float*)args[1];
   for (int i = 0; i < 4; ++i) out[i] = in[i] + 1.0f;
@@ -174,11 +177,7 @@ TEST_F(CCompilerTest, SanitizedKernelsReportThroughTheLoadingProcess) {
   const std::vector<std::string> flags = default_kernel_flags();
   if (std::find(flags.begin(), flags.end(), "-fsanitize=address,undefined") == flags.end())
     GTEST_SKIP() << "kiln is not built with sanitizers";
-  const char* source = R"(#include <stdint.h>
-#include "kiln/runtime/kernel_abi.h"
-const KilnRuntimeApi* kiln_runtime_api = 0;
-int32_t kiln_abi_version(void) { return KILN_ABI_VERSION; }
-int32_t read_at(void* const* args) {
+  const std::string source = kAbiPreamble + R"(int32_t read_at(void* const* args) {
   const float* in = (const float*)args[0];
   float* out = (float*)args[1];
   out[0] = in[*(const int64_t*)args[2]];
