@@ -4,9 +4,10 @@
 #   scripts/fuzz.sh all SECONDS      every target, as many at once as there are cores
 #   scripts/fuzz.sh regressions      every target once on each input of fuzz/regressions/TARGET/
 # Builds the targets in the sanitized configuration first (scripts/build.sh asan
-# kiln_fuzz_targets), or uses the build folder $KILN_FUZZ_BUILD when set. The seeds in fuzz/corpus/TARGET/ are only read; inputs the fuzzer
-# finds go to build/fuzz-corpus/TARGET/, crashing inputs to build/fuzz-crashes/TARGET/, the
-# log with libFuzzer's final statistics to build/fuzz-logs/TARGET.log.
+# kiln_fuzz_targets), or uses the build folder $KILN_FUZZ_BUILD when set. The seeds in
+# fuzz/corpus/TARGET/ are only read; inputs the fuzzer finds go to build/fuzz-corpus/TARGET/,
+# crashing inputs to build/fuzz-crashes/TARGET/, the log with libFuzzer's final statistics to
+# build/fuzz-logs/TARGET.log.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 targets=(onnx ir_text npy params artifact top_mlir)

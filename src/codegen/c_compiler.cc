@@ -204,11 +204,12 @@ std::string CCompiler::command(const std::vector<std::string>& flags, const std:
 CCompiler::BuildResult CCompiler::build_library(const std::string& source, const fs::path& dir) const {
   // One unit is kernels.c itself; several are written beside it and removed once linked.
   const std::vector<std::string> units = split_units(source, job_count(options_.jobs));
+  const bool one_unit = units.size() == 1;
   std::vector<std::string> names, objects;
   std::vector<std::future<ProcessResult>> compiles;
   for (size_t i = 0; i < units.size(); ++i) {
-    names.push_back(units.size() == 1 ? "kernels.c" : unit_source_name(i));
-    if (units.size() > 1) write_file((dir / names.back()).string(), units[i]);
+    names.push_back(one_unit ? "kernels.c" : unit_source_name(i));
+    if (!one_unit) write_file((dir / names.back()).string(), units[i]);
     objects.push_back((dir / cat("unit", i, ".o")).string());
     std::vector<std::string> args = {"-c", "-o", objects.back(), (dir / names.back()).string()};
     if (i > 0) args.insert(args.begin(), "-DKILN_SECONDARY_UNIT");
@@ -224,7 +225,7 @@ CCompiler::BuildResult CCompiler::build_library(const std::string& source, const
   if (result.status == 0) {
     std::error_code ec;
     for (size_t i = 0; i < units.size(); ++i) {
-      if (units.size() > 1) fs::remove(dir / names[i], ec);
+      if (!one_unit) fs::remove(dir / names[i], ec);
       fs::remove(objects[i], ec);
     }
   }

@@ -172,7 +172,7 @@ TEST(Fnv1a, IsTheStandardHash) {
 
 // In a sanitized kiln the kernels are instrumented and report through the sanitizer runtime of the
 // process that loads them (kiln's, whichever compiler built it): an out-of-bounds read in a
-// kernel stops the process with AddressSanitizer's report, and signed overflow with UBSan's.
+// kernel stops the process with AddressSanitizer's report, and a too-large shift with UBSan's.
 TEST_F(CCompilerTest, SanitizedKernelsReportThroughTheLoadingProcess) {
   const std::vector<std::string> flags = default_kernel_flags();
   if (std::find(flags.begin(), flags.end(), "-fsanitize=address,undefined") == flags.end())

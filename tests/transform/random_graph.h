@@ -109,8 +109,7 @@ class GraphGenerator {
         NDArray c = NDArray::empty(image ? Shape{shape_[1], 1, 1} : Shape{shape_.back()}, DType::kFloat32);
         for (int64_t i = 0; i < c.numel(); ++i) c.set(i, 0.5 + 0.25 * static_cast<double>(pick(4)));
         // Half the time on a conv2d or dense of its own, which FoldScaleAxis can fold it into.
-        Expr scaled = pick(2) ? weighted(any(), image) : weighted_or_any();
-        return call_op("multiply", {scaled, make_constant(c)});
+        return call_op("multiply", {pick(2) ? weighted(any(), image) : weighted_or_any(), make_constant(c)});
       }
       case 9: return no_op_chain(any());
       case 8: {  // a second weight on the input of an earlier conv or dense: parallel branches

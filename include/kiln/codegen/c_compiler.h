@@ -25,7 +25,7 @@ struct CCompilerOptions {
   std::vector<std::string> flags = default_kernel_flags();
   // The link of the objects into lib.so, without -fsanitize: instrumented kernels call the
   // sanitizer runtime of the process that loads them. kiln's sanitized build is clang's, and cc
-  // (GCC) compiles the kernels there (clang-14 needs minutes for a sanitized Winograd kernel);
+  // (GCC) compiles the kernels there (clang-14 needs over 100 s for a sanitized Winograd kernel);
   // GCC's own runtime linked in would abort the process as a second ASan runtime, while its
   // instrumentation calls clang's (the same compiler-rt interface) and reports through it.
   std::vector<std::string> link_flags = {"-shared"};
