@@ -112,9 +112,12 @@ void expect_product(const testing::LoadedKernels& lib, const char* kernel, const
 }
 
 // Row counts around the row tiles of 8 and 12 (one row, a partial tile, whole tiles plus a rest),
-// columns around the 32-column panel, k in several k-blocks with a partial last one.
-const std::vector<Sizes> kSizes = {{1, 32, 16, 0},    {5, 7, 3, 0},      {12, 32, 40, 16}, {13, 45, 37, 16},
-                                   {25, 100, 70, 32}, {24, 64, 200, 64}, {197, 33, 50, 16}};
+// columns around the 32-column panel, k in several k-blocks with a partial last one. A single
+// row tile runs the whole k whatever kc says, prefetching KILN_PANEL_STREAM_AHEAD rows ahead:
+// k past that distance, with a kc it must ignore.
+const std::vector<Sizes> kSizes = {{1, 32, 16, 0},    {5, 7, 3, 0},      {12, 32, 40, 16},
+                                   {13, 45, 37, 16},  {25, 100, 70, 32}, {24, 64, 200, 64},
+                                   {197, 33, 50, 16}, {1, 70, 300, 64},  {3, 40, 131, 32}};
 
 TEST_F(PanelGemmTest, PackedPanels) {
   testing::LoadedKernels lib(library_);
