@@ -3,7 +3,9 @@
 // (or, with --bench, prints latency). kiln's tests and benchmarks use it as the reference peer.
 //
 // usage: node run.js MODEL.onnx --inputs DIR --outputs DIR [--threads N]
-//        node run.js MODEL.onnx --inputs DIR --bench [--threads N] [--warmup N] [--repeat N]
+//        node run.js MODEL.onnx --inputs DIR --bench [--threads N] [--warmup N] [--repeat N] [--profile FILE]
+// --profile writes ONNX Runtime's profiler trace of the bench runs (per-node times, Chrome trace
+// JSON) to FILE; bench/layers.py reads it. The profiler adds its own cost to every node.
 // Inputs are DIR/<name>.npy with every character outside [A-Za-z0-9._-] replaced by '_'.
 'use strict';
 const fs = require('fs');
@@ -91,12 +93,24 @@ async function bench(session, feeds, warmup, repeat) {
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   const threads = Number(args.threads);
-  const session = await ort.InferenceSession.create(args.model, {
+  const options = {
     intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all',
-  });
+  };
+  // ORT names the trace PREFIX_<date>.json; a fresh folder holds only ours.
+  const traceDir = args.profile ? fs.mkdtempSync(path.join(path.dirname(path.resolve(args.profile)), '.ort-trace-')) : null;
+  if (traceDir) Object.assign(options, { enableProfiling: true, profileFilePrefix: path.join(traceDir, 'trace') });
+  const session = await ort.InferenceSession.create(args.model, options);
   const feeds = {};
   for (const name of session.inputNames) feeds[name] = readNpy(path.join(args.inputs, sanitize(name) + '.npy'));
-  if (args.bench) return bench(session, feeds, Number(args.warmup), Number(args.repeat));
+  if (args.bench) {
+    await bench(session, feeds, Number(args.warmup), Number(args.repeat));
+    if (traceDir) {
+      session.endProfiling();
+      fs.renameSync(path.join(traceDir, fs.readdirSync(traceDir)[0]), args.profile);
+      fs.rmdirSync(traceDir);
+    }
+    return;
+  }
   const results = await session.run(feeds);
   fs.mkdirSync(args.outputs, { recursive: true });
   for (const name of session.outputNames) writeNpy(path.join(args.outputs, sanitize(name) + '.npy'), results[name]);
