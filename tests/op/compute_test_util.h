@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
 #include <string>
 #include <tuple>
@@ -30,6 +31,7 @@ struct CompareOptions {
   double atol = 1e-5;
   unsigned seed = 7;
   double low = -2, high = 2;  // range of float inputs; integer inputs take [low, high] too
+  double nan_fraction = 0;    // float inputs: the share of elements that are NaN
   // Per-parameter [low, high] overriding the range above for the first ranges.size() parameters
   // (e.g. quantized data, zero points and scales, each with its own range).
   std::vector<std::pair<double, double>> ranges;
@@ -47,11 +49,12 @@ inline NDArray random_tensor(const TensorTypeNode& type, std::mt19937& gen, cons
   NDArray t = NDArray::empty(type.shape, type.dtype);
   std::uniform_real_distribution<double> real(o.low, o.high);
   std::uniform_int_distribution<int64_t> integer(static_cast<int64_t>(o.low), static_cast<int64_t>(o.high));
+  std::uniform_real_distribution<double> unit(0, 1);
   for (int64_t i = 0; i < t.numel(); ++i) {
     if (type.dtype == DType::kBool)
       t.set(i, static_cast<double>(gen() & 1));
     else if (is_float(type.dtype))
-      t.set(i, real(gen));
+      t.set(i, o.nan_fraction > 0 && unit(gen) < o.nan_fraction ? std::numeric_limits<double>::quiet_NaN() : real(gen));
     else
       t.set(i, static_cast<double>(integer(gen)));
   }
@@ -101,7 +104,7 @@ inline std::string expect_compiled_matches_interpreter(const std::string& fn_tex
     EXPECT_EQ(got[k].dtype(), want[k].dtype());
     for (int64_t i = 0; i < want[k].numel(); ++i) {
       double w = want[k].at(i), g = got[k].at(i);
-      if (std::isnan(w) && std::isnan(g)) continue;
+      if ((std::isnan(w) && std::isnan(g)) || g == w) continue;  // equal infinities too
       if (!(std::fabs(g - w) <= o.atol + o.rtol * std::fabs(w))) {
         ADD_FAILURE() << "output " << k << " element " << i << ": compiled " << g << ", interpreter " << w << "\n"
                       << fn_text << "\n"

@@ -430,16 +430,41 @@ TEST(NnCompute, BlockedPools) {
 
 // A padded window over blocked data reads a padded copy made row by row (no bounds test per tap,
 // so the channel loop vectorises); padding never wins a maximum, even over negative data.
-TEST(NnCompute, BlockedPaddedPoolReadsAPaddedCopy) {
+// A padded average pool reads a padded copy; a padded maximum over undilated windows reads the
+// data's nearest row and column instead (the same window's element), NaN taps winning as in the
+// reference kernel (inputs 5% NaN); dilated or not, the results match the interpreter.
+TEST(NnCompute, BlockedPaddedPoolsReadACopyOrClampTheirTaps) {
+  CompareOptions with_nans;
+  with_nans.nan_fraction = 0.05;
   for (const std::string layout : {"NCHW16c", "NCHW8c"}) {
     SCOPED_TRACE(layout);
     const std::string block = layout == "NCHW16c" ? "16" : "8";
-    const std::string source = expect_compiled_matches_interpreter(
-        "fn (%x: Tensor[(1, 2, 13, 14, " + block +
-        "), float32], Primitive=1) { %0 = negative(%x); "
-        "nn.max_pool2d(%0, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1], layout=\"" +
-        layout + "\") }");
-    EXPECT_NE(source.find("_data["), std::string::npos) << source;
+    const std::string head =
+        "fn (%x: Tensor[(1, 2, 13, 14, " + block + "), float32], Primitive=1) { %0 = negative(%x); ";
+    const std::string window = "pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1], layout=\"" + layout + "\"";
+    EXPECT_NE(expect_compiled_matches_interpreter(head + "nn.avg_pool2d(%0, " + window + ") }").find("_data["),
+              std::string::npos);
+    EXPECT_EQ(
+        expect_compiled_matches_interpreter(head + "nn.max_pool2d(%0, " + window + ") }", with_nans).find("_data["),
+        std::string::npos);
+    expect_compiled_matches_interpreter(head + "nn.max_pool2d(%0, " + window + ", ceil_mode=True) }", with_nans);
+    expect_compiled_matches_interpreter(head + "nn.max_pool2d(%0, " + window + ", dilation=[2, 2]) }", with_nans);
+  }
+}
+
+// NCHW: clamped taps where the windows are undilated and all overlap the data; a padded copy
+// for dilated windows and for windows that lie wholly in the padding (the first one here).
+TEST(NnCompute, PaddedMaxPoolPropagatesNaN) {
+  CompareOptions with_nans;
+  with_nans.nan_fraction = 0.05;
+  for (const std::string window : {"pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1]",
+                                   "pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1], ceil_mode=True",
+                                   "pool_size=[2, 3], strides=[1, 2], padding=[0, 1, 1, 1]",
+                                   "pool_size=[3, 3], padding=[2, 2, 2, 2], dilation=[2, 2]",
+                                   "pool_size=[2, 2], strides=[3, 3], padding=[2, 2, 2, 2]"}) {
+    SCOPED_TRACE(window);
+    expect_compiled_matches_interpreter(
+        "fn (%x: Tensor[(1, 3, 13, 14), float32], Primitive=1) { nn.max_pool2d(%x, " + window + ") }", with_nans);
   }
 }
 

@@ -8,8 +8,9 @@
 //
 // Computes and schedules (the 2-D pools): windows of up to 16 taps are written out tap by tap in
 // one element-wise expression (no reduction loop), vectorised along the output row; padding taps
-// are skipped (max) or not counted (avg, unless count_include_pad) exactly as in the reference
-// kernel, which lets a NaN tap win a maximum. Larger windows are reductions; the NCHW global pools first
+// are skipped (max: read at the nearest data row and column, or from a padded copy) or not
+// counted (avg, unless count_include_pad) exactly as in the reference kernel, which lets a NaN
+// tap win a maximum. Larger windows are reductions; the NCHW global pools first
 // sum (or take the maximum of) rows across each plane, vectorised along the row. Blocked pools
 // vectorise the channel block, innermost: inside the taps of a reduction, and in the output.
 #include <cmath>
@@ -220,26 +221,50 @@ PoolSource pool_source(const PoolShape& s, const te::Tensor& x, const PrimExpr& 
   return {copy, true};
 }
 
+// Whether a maximum may read its padding taps at the nearest row and column of the data instead:
+// with undilated windows that all overlap the data, that element lies in the same window, so the
+// maximum (and a NaN's presence) is unchanged, and no padded copy is needed (ResNet's 112x112x64
+// blocked max pool copied twice its input, three rows per output row).
+bool clamps_taps(const PoolShape& s) {
+  auto overlaps = [](int64_t out, int64_t in, int64_t pool, int64_t stride, int64_t pad_before) {
+    const int64_t last_start = (out - 1) * stride - pad_before;
+    return pool - 1 - pad_before >= 0 && last_start <= in - 1;
+  };
+  return (s.nchw() || s.block) && padded(s) && s.dilation.h == 1 && s.dilation.w == 1 &&
+         overlaps(s.oh, s.h, s.pool.h, s.strides.h, s.pad.top) &&
+         overlaps(s.ow, s.w, s.pool.w, s.strides.w, s.pad.left);
+}
+
 te::Tensor max_pool(const PoolShape& s, const te::Tensor& x, const std::string& name) {
   const PrimExpr lowest = te::reduce_identity(te::ReduceKind::kMax, s.dtype);
   const Layout2D& l = s.layout;
   if (s.taps() <= kMaxUnrolledTaps) {
-    PoolSource src = pool_source(s, x, lowest, name);
-    // The reference kernel lets a NaN tap win and stay: the maximum, unless some tap is NaN
-    // (counted with selects rather than ||, which would keep the loop from vectorising).
+    const bool clamped = clamps_taps(s);
+    PoolSource src = clamped ? PoolSource{x, false} : pool_source(s, x, lowest, name);
+    auto value = [&](const te::Indices& i, const Tap& t) {
+      if (!clamped) return src.tap(s, i, t, lowest);
+      PrimExpr y = tir::min(tir::max(t.y, PrimExpr(0)), PrimExpr(s.h - 1));
+      PrimExpr z = tir::min(tir::max(t.x, PrimExpr(0)), PrimExpr(s.w - 1));
+      return x(at_yx(i, l, y, z));
+    };
+    // The reference kernel lets a NaN tap win and stay. Tap by tap, max(best, v) keeps a NaN best
+    // (generated code's max propagates its first operand's NaN) and a select takes a NaN v: a
+    // vector max and a masked move a tap, `best` written once (a select reading it twice would
+    // double the expression at every tap), no || (which would keep the loop from vectorising).
     return te::compute(s.out, name, [&](const te::Indices& i) {
-      PrimExpr best, nans;
+      PrimExpr best;
       for (int64_t r = 0; r < s.pool.h; ++r)
         for (int64_t q = 0; q < s.pool.w; ++q) {
           Tap t = tap_at(s, i[static_cast<size_t>(l.h)], i[static_cast<size_t>(l.w)], PrimExpr(r), PrimExpr(q));
-          PrimExpr v = src.tap(s, i, t, lowest);
-          best = best.defined() ? tir::max(best, v) : v;
-          if (!is_float(s.dtype)) continue;
-          PrimExpr nan = tir::select(tir::ne(v, v), tir::make_const(s.dtype, 1), tir::make_const(s.dtype, 0));
-          nans = nans.defined() ? nans + nan : nan;
+          PrimExpr v = value(i, t);
+          if (!best.defined())
+            best = v;
+          else if (!is_float(s.dtype))
+            best = tir::max(best, v);
+          else
+            best = tir::select(tir::ne(v, v), v, tir::max(best, v));
         }
-      if (!nans.defined()) return best;
-      return tir::select(tir::gt(nans, tir::make_const(s.dtype, 0)), tir::float_imm(std::nan(""), s.dtype), best);
+      return best;
     });
   }
   te::IterVar r = te::reduce_axis(s.pool.h, "ry"), q = te::reduce_axis(s.pool.w, "rx");
