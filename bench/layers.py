@@ -32,14 +32,14 @@ def blocks16(channels):
     return channels if channels < 8 else (channels + 15) // 16 * 16
 
 
-def conv_layer(data, weight, out):
+def conv_layer(name, data, weight, out):
     """The layer key of a kiln convolution from its argument shapes (NCHW or NCHW{x}c data)."""
     if len(data) == 5:
         channels, height = data[1] * data[4], data[2]
         out_channels, out_height = out[1] * out[4], out[2]
     else:
         channels, height, out_channels, out_height = data[1], data[2], out[1], out[2]
-    if len(weight) == 4 and weight[0] == 36:  # Winograd F(4x4, 3x3): transformed weights
+    if "winograd" in name:  # F(4x4, 3x3) of a 3x3 window: its weights are transformed
         return ("conv", blocks16(channels), height, blocks16(out_channels), 3, out_height)
     per_group = weight[1] * weight[4] if len(weight) == 6 else weight[1]
     kind = "depthwise" if per_group == 1 and channels > 1 else "conv" if per_group == channels else "grouped"
@@ -58,7 +58,7 @@ def kiln_layers(artifact):
         args = [shapes[rows[src] + index] for src, index, *_ in node["inputs"]]
         out = shapes[rows[i]]
         if "conv2d" in name and len(args) > 1:
-            layers[name] = conv_layer(args[0], args[1], out)
+            layers[name] = conv_layer(name, args[0], args[1], out)
         elif "dense" in name and len(args) > 1:
             layers[name] = ("dense", args[0][-1], out[-1])
         elif "pool2d" in name:

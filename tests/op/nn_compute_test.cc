@@ -428,11 +428,11 @@ TEST(NnCompute, BlockedPools) {
       reduction_tolerance());
 }
 
-// A padded window over blocked data reads a padded copy made row by row (no bounds test per tap,
-// so the channel loop vectorises); padding never wins a maximum, even over negative data.
-// A padded average pool reads a padded copy; a padded maximum over undilated windows reads the
-// data's nearest row and column instead (the same window's element), NaN taps winning as in the
-// reference kernel (inputs 5% NaN); dilated or not, the results match the interpreter.
+// A padded average pool over blocked data reads a padded copy made row by row (no bounds test per
+// tap, so the channel loop vectorises); a padded maximum over undilated windows reads the data's
+// nearest row and column instead (the same window's element). Padding never wins a maximum, even
+// over negative data, and NaN taps win as in the reference kernel (inputs 5% NaN); dilated or
+// not, the results match the interpreter.
 TEST(NnCompute, BlockedPaddedPoolsReadACopyOrClampTheirTaps) {
   CompareOptions with_nans;
   with_nans.nan_fraction = 0.05;
