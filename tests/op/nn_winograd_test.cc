@@ -69,6 +69,7 @@ const std::vector<ConvCase> kCases = {
     {1, 16, 7, 5, 48, "[1, 0, 2, 1]"},          // uneven padding, channels not a multiple of 32
     {1, 48, 14, 14, 64, "[1, 1, 1, 1]"},        // several channel blocks each way
     {1, 16, 6, 10, 32, "[1, 1, 1, 1]", 8, 16},  // 8-channel input blocks
+    {1, 24, 9, 7, 16, "[1, 1, 1, 1]", 8, 8},    // 8-channel blocks both ways (AVX2's)
 };
 
 // The reference kernels through the pass (FoldConstant evaluates the weight transform) against

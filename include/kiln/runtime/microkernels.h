@@ -1156,76 +1156,77 @@ static inline void kiln_wino_output_tile(const KilnWinograd* s, const float* KIL
       for (int64_t l = 0; l < y; ++l) plane[((y0 + r) * s->ow + x0 + c) * y + l] = tile[(r * 4 + c) * y + l];
 }
 
+/* The transforms of whole-vector blocks in explicit vectors, six points of a column or row in
+ * registers: 16 lanes on AVX-512, 8 on AVX2 with FMA. The lane-loop versions above ran the input
+ * transform at about 550 cycles per tile and 16-channel block, half of DenseNet-121's Winograd
+ * time (128 -> 32 channels); these take about 90 (8 lanes: about 300 -> 80), with the same
+ * operations in the same order. A tap outside the image is a zero vector, and the output
+ * transform skips the positions past the edge vector by vector. KILN_WINO_VECTOR_TRANSFORMS
+ * defines kiln_wino_input_tile<L> and kiln_wino_output_tile<L> for one vector type. */
+#define KILN_WINO_VECTOR_TRANSFORMS(L, V, LOAD, STORE, FMA, ADD, SUB, ZERO, SET1)                                    \
+  static inline __attribute__((always_inline)) void kiln_wino_bt6_v##L(V d0, V d1, V d2, V d3, V d4, V d5,           \
+                                                                       float* KILN_RESTRICT r, int64_t rs) {         \
+    const V a = FMA(SET1(-4.0f), d2, d4), b = FMA(SET1(-4.0f), d1, d3), c = SUB(d4, d2), e = SUB(d3, d1);            \
+    STORE(r, FMA(SET1(4.0f), d0, FMA(SET1(-5.0f), d2, d4)));                                                         \
+    STORE(r + rs, ADD(a, b));                                                                                        \
+    STORE(r + 2 * rs, SUB(a, b));                                                                                    \
+    STORE(r + 3 * rs, FMA(SET1(2.0f), e, c));                                                                        \
+    STORE(r + 4 * rs, FMA(SET1(-2.0f), e, c));                                                                       \
+    STORE(r + 5 * rs, FMA(SET1(4.0f), d1, FMA(SET1(-5.0f), d3, d5)));                                                \
+  }                                                                                                                  \
+  static inline void kiln_wino_input_tile##L(const KilnWinograd* s, const float* KILN_RESTRICT image, int64_t y0,    \
+                                             int64_t x0, float* KILN_RESTRICT v, int64_t v_stride) {                 \
+    float rows[KILN_WINO_POINTS * L] __attribute__((aligned(64)));                                                   \
+    const int inside = y0 >= 0 && x0 >= 0 && y0 + KILN_WINO_ALPHA <= s->h && x0 + KILN_WINO_ALPHA <= s->w;           \
+    for (int64_t j = 0; j < KILN_WINO_ALPHA; ++j) {                                                                  \
+      V d[KILN_WINO_ALPHA];                                                                                          \
+      const int64_t xx = x0 + j;                                                                                     \
+      for (int64_t i = 0; i < KILN_WINO_ALPHA; ++i) {                                                                \
+        const int64_t yy = y0 + i;                                                                                   \
+        const int tap_inside = inside || (yy >= 0 && yy < s->h && xx >= 0 && xx < s->w);                             \
+        d[i] = tap_inside ? LOAD(image + (yy * s->w + xx) * L) : ZERO();                                             \
+      }                                                                                                              \
+      kiln_wino_bt6_v##L(d[0], d[1], d[2], d[3], d[4], d[5], rows + j * L, KILN_WINO_ALPHA * L);                     \
+    }                                                                                                                \
+    for (int64_t i = 0; i < KILN_WINO_ALPHA; ++i) {                                                                  \
+      const float* r = rows + i * KILN_WINO_ALPHA * L;                                                               \
+      kiln_wino_bt6_v##L(LOAD(r), LOAD(r + L), LOAD(r + 2 * L), LOAD(r + 3 * L), LOAD(r + 4 * L), LOAD(r + 5 * L),   \
+                         v + i * KILN_WINO_ALPHA * v_stride, v_stride);                                              \
+    }                                                                                                                \
+  }                                                                                                                  \
+  static inline __attribute__((always_inline)) void kiln_wino_at6_v##L(const V* m, V* o) {                           \
+    const V s12 = ADD(m[1], m[2]), d12 = SUB(m[1], m[2]), s34 = ADD(m[3], m[4]), d34 = SUB(m[3], m[4]);              \
+    o[0] = ADD(ADD(m[0], s12), s34);                                                                                 \
+    o[1] = FMA(SET1(2.0f), d34, d12);                                                                                \
+    o[2] = FMA(SET1(4.0f), s34, s12);                                                                                \
+    o[3] = FMA(SET1(8.0f), d34, ADD(d12, m[5]));                                                                     \
+  }                                                                                                                  \
+  static inline void kiln_wino_output_tile##L(const KilnWinograd* s, const float* KILN_RESTRICT m, int64_t m_stride, \
+                                              float* KILN_RESTRICT plane, int64_t y0, int64_t x0) {                  \
+    float cols[4 * KILN_WINO_ALPHA * L] __attribute__((aligned(64)));                                                \
+    for (int64_t j = 0; j < KILN_WINO_ALPHA; ++j) {                                                                  \
+      V in[KILN_WINO_ALPHA], out[4];                                                                                 \
+      for (int64_t i = 0; i < KILN_WINO_ALPHA; ++i) in[i] = LOAD(m + (i * KILN_WINO_ALPHA + j) * m_stride);          \
+      kiln_wino_at6_v##L(in, out);                                                                                   \
+      for (int64_t r = 0; r < 4; ++r) STORE(cols + (r * KILN_WINO_ALPHA + j) * L, out[r]);                           \
+    }                                                                                                                \
+    for (int64_t r = 0; r < 4 && y0 + r < s->oh; ++r) {                                                              \
+      V in[KILN_WINO_ALPHA], out[4];                                                                                 \
+      for (int64_t j = 0; j < KILN_WINO_ALPHA; ++j) in[j] = LOAD(cols + (r * KILN_WINO_ALPHA + j) * L);              \
+      kiln_wino_at6_v##L(in, out);                                                                                   \
+      float* row = plane + ((y0 + r) * s->ow + x0) * L;                                                              \
+      for (int64_t c = 0; c < 4 && x0 + c < s->ow; ++c) STORE(row + c * L, out[c]);                                  \
+    }                                                                                                                \
+  }
+
 #if defined(__AVX512F__)
-/* The transforms of 16-lane blocks (every float32 AVX-512 layout) in explicit vectors: six
- * points of a column or row in registers, no lane loop. The lane-loop versions above ran the
- * input transform at about 550 cycles per tile and block, half of DenseNet-121's Winograd time
- * (128 -> 32 channels); these take about 90, with the same operations in the same order. */
-static inline __attribute__((always_inline)) void kiln_wino_bt6_v16(__m512 d0, __m512 d1, __m512 d2, __m512 d3,
-                                                                    __m512 d4, __m512 d5, float* KILN_RESTRICT r,
-                                                                    int64_t rs) {
-  const __m512 minus4 = _mm512_set1_ps(-4.0f), minus5 = _mm512_set1_ps(-5.0f);
-  const __m512 four = _mm512_set1_ps(4.0f), two = _mm512_set1_ps(2.0f);
-  const __m512 a = _mm512_fmadd_ps(minus4, d2, d4), b = _mm512_fmadd_ps(minus4, d1, d3);
-  const __m512 c = _mm512_sub_ps(d4, d2), e = _mm512_sub_ps(d3, d1);
-  _mm512_storeu_ps(r, _mm512_fmadd_ps(four, d0, _mm512_fmadd_ps(minus5, d2, d4)));
-  _mm512_storeu_ps(r + rs, _mm512_add_ps(a, b));
-  _mm512_storeu_ps(r + 2 * rs, _mm512_sub_ps(a, b));
-  _mm512_storeu_ps(r + 3 * rs, _mm512_fmadd_ps(two, e, c));
-  _mm512_storeu_ps(r + 4 * rs, _mm512_fmadd_ps(_mm512_set1_ps(-2.0f), e, c));
-  _mm512_storeu_ps(r + 5 * rs, _mm512_fmadd_ps(four, d1, _mm512_fmadd_ps(minus5, d3, d5)));
-}
-
-/* kiln_wino_input_tile for x = 16: a tap outside the image is a zero vector, no window copy. */
-static inline void kiln_wino_input_tile16(const KilnWinograd* s, const float* KILN_RESTRICT image, int64_t y0,
-                                          int64_t x0, float* KILN_RESTRICT v, int64_t v_stride) {
-  float rows[KILN_WINO_POINTS * 16] __attribute__((aligned(64)));
-  const int inside = y0 >= 0 && x0 >= 0 && y0 + KILN_WINO_ALPHA <= s->h && x0 + KILN_WINO_ALPHA <= s->w;
-  for (int64_t j = 0; j < KILN_WINO_ALPHA; ++j) {
-    __m512 d[KILN_WINO_ALPHA];
-    const int64_t xx = x0 + j;
-    for (int64_t i = 0; i < KILN_WINO_ALPHA; ++i) {
-      const int64_t yy = y0 + i;
-      d[i] = inside || (yy >= 0 && yy < s->h && xx >= 0 && xx < s->w) ? _mm512_loadu_ps(image + (yy * s->w + xx) * 16)
-                                                                      : _mm512_setzero_ps();
-    }
-    kiln_wino_bt6_v16(d[0], d[1], d[2], d[3], d[4], d[5], rows + j * 16, KILN_WINO_ALPHA * 16);
-  }
-  for (int64_t i = 0; i < KILN_WINO_ALPHA; ++i) {
-    const float* r = rows + i * KILN_WINO_ALPHA * 16;
-    kiln_wino_bt6_v16(_mm512_load_ps(r), _mm512_load_ps(r + 16), _mm512_load_ps(r + 32), _mm512_load_ps(r + 48),
-                      _mm512_load_ps(r + 64), _mm512_load_ps(r + 80), v + i * KILN_WINO_ALPHA * v_stride, v_stride);
-  }
-}
-
-/* (A^T m)_0..3 of six 16-lane vectors, as kiln_wino_at6 computes them. */
-static inline __attribute__((always_inline)) void kiln_wino_at6_v16(const __m512* m, __m512* o) {
-  const __m512 s12 = _mm512_add_ps(m[1], m[2]), d12 = _mm512_sub_ps(m[1], m[2]);
-  const __m512 s34 = _mm512_add_ps(m[3], m[4]), d34 = _mm512_sub_ps(m[3], m[4]);
-  o[0] = _mm512_add_ps(_mm512_add_ps(m[0], s12), s34);
-  o[1] = _mm512_fmadd_ps(_mm512_set1_ps(2.0f), d34, d12);
-  o[2] = _mm512_fmadd_ps(_mm512_set1_ps(4.0f), s34, s12);
-  o[3] = _mm512_fmadd_ps(_mm512_set1_ps(8.0f), d34, _mm512_add_ps(d12, m[5]));
-}
-
-/* kiln_wino_output_tile for y = 16: positions past the output's edge are not stored. */
-static inline void kiln_wino_output_tile16(const KilnWinograd* s, const float* KILN_RESTRICT m, int64_t m_stride,
-                                           float* KILN_RESTRICT plane, int64_t y0, int64_t x0) {
-  float cols[4 * KILN_WINO_ALPHA * 16] __attribute__((aligned(64)));
-  for (int64_t j = 0; j < KILN_WINO_ALPHA; ++j) {
-    __m512 in[KILN_WINO_ALPHA], out[4];
-    for (int64_t i = 0; i < KILN_WINO_ALPHA; ++i) in[i] = _mm512_loadu_ps(m + (i * KILN_WINO_ALPHA + j) * m_stride);
-    kiln_wino_at6_v16(in, out);
-    for (int64_t r = 0; r < 4; ++r) _mm512_store_ps(cols + (r * KILN_WINO_ALPHA + j) * 16, out[r]);
-  }
-  for (int64_t r = 0; r < 4 && y0 + r < s->oh; ++r) {
-    __m512 in[KILN_WINO_ALPHA], out[4];
-    for (int64_t j = 0; j < KILN_WINO_ALPHA; ++j) in[j] = _mm512_load_ps(cols + (r * KILN_WINO_ALPHA + j) * 16);
-    kiln_wino_at6_v16(in, out);
-    float* row = plane + ((y0 + r) * s->ow + x0) * 16;
-    for (int64_t c = 0; c < 4 && x0 + c < s->ow; ++c) _mm512_storeu_ps(row + c * 16, out[c]);
-  }
-}
+KILN_WINO_VECTOR_TRANSFORMS(16, __m512, _mm512_loadu_ps, _mm512_storeu_ps, _mm512_fmadd_ps, _mm512_add_ps,
+                            _mm512_sub_ps, _mm512_setzero_ps, _mm512_set1_ps)
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+KILN_WINO_VECTOR_TRANSFORMS(8, __m256, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_fmadd_ps, _mm256_add_ps, _mm256_sub_ps,
+                            _mm256_setzero_ps, _mm256_set1_ps)
 #endif
 
 static inline void kiln_wino_tile_origin(const KilnWinograd* s, int64_t tile, int64_t* image, int64_t* ty,
@@ -1236,7 +1237,7 @@ static inline void kiln_wino_tile_origin(const KilnWinograd* s, int64_t tile, in
   *tx = tile % s->tiles_w;
 }
 
-/* x and y are passed as literals where they are 16 so the lane loops become single vectors. */
+/* x and y are passed as literals where they are 16 or 8, so that the GEMM and the lane loops see constants. */
 static inline void kiln_wino_task_body(const KilnWinograd* s, int64_t t0, int64_t rows, float* KILN_RESTRICT v,
                                        float* KILN_RESTRICT m, int64_t x, int64_t y) {
   const int64_t c = s->channels, kp = s->kp, block = s->block;
@@ -1248,6 +1249,12 @@ static inline void kiln_wino_task_body(const KilnWinograd* s, int64_t t0, int64_
 #if defined(__AVX512F__)
       if (x == 16) {
         kiln_wino_input_tile16(s, image_block, ty * 4 - s->pad_top, tx * 4 - s->pad_left, v + t * c + b * x, block * c);
+        continue;
+      }
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+      if (x == 8) {
+        kiln_wino_input_tile8(s, image_block, ty * 4 - s->pad_top, tx * 4 - s->pad_left, v + t * c + b * x, block * c);
         continue;
       }
 #endif
@@ -1271,6 +1278,12 @@ static inline void kiln_wino_task_body(const KilnWinograd* s, int64_t t0, int64_
         continue;
       }
 #endif
+#if defined(__AVX2__) && defined(__FMA__)
+      if (y == 8) {
+        kiln_wino_output_tile8(s, m + t * kp + o * y, block * kp, plane, ty * 4, tx * 4);
+        continue;
+      }
+#endif
       kiln_wino_output_tile(s, m + t * kp + o * y, block * kp, plane, ty * 4, tx * 4, y);
     }
   }
@@ -1286,6 +1299,8 @@ static inline int32_t kiln_wino_task(int64_t task, int64_t num_tasks, void* env)
   float* m = v + KILN_WINO_POINTS * s->block * s->channels;
   if (s->x == 16 && s->y == 16)
     kiln_wino_task_body(s, t0, rows, v, m, 16, 16);
+  else if (s->x == 8 && s->y == 8)
+    kiln_wino_task_body(s, t0, rows, v, m, 8, 8);
   else
     kiln_wino_task_body(s, t0, rows, v, m, s->x, s->y);
   free(v);
