@@ -3,7 +3,8 @@
 
 usage: bench/layers.py NAME [--rounds N] [--threads N] [--repeat N] [--kiln BINARY] [--cache DIR]
 
-NAME is a model of bench/models.py (exported into the cache if needed). kiln compiles it with an
+NAME is a model of bench/models.py (exported into the cache if needed), or a folder laid out as
+the cache's are (model.onnx and inputs/*.npy), such as a one-layer model written to study a shape. kiln compiles it with an
 empty kernel cache; then, ROUNDS times, `kiln bench --profile` and `tools/ort/run.js --bench
 --profile` (ONNX Runtime's profiler) run one after the other. Convolutions, dense layers and pools
 are matched across the two engines by their shapes, not by names, since each engine fuses and
@@ -133,9 +134,11 @@ def main():
     parser.add_argument("--cache", default=str(default_cache))
     args = parser.parse_args()
 
-    subprocess.run([sys.executable, str(ROOT / "bench/models.py"), args.cache, args.name], check=True,
-                   stdout=subprocess.DEVNULL)
-    model = pathlib.Path(args.cache) / args.name
+    model = pathlib.Path(args.name)
+    if not (model / "model.onnx").is_file():
+        subprocess.run([sys.executable, str(ROOT / "bench/models.py"), args.cache, args.name], check=True,
+                       stdout=subprocess.DEVNULL)
+        model = pathlib.Path(args.cache) / args.name
     with tempfile.TemporaryDirectory() as work:
         work = pathlib.Path(work)
         artifact = work / "model.kiln"

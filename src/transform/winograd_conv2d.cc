@@ -10,21 +10,20 @@
 // 144, but streams a weight four times as large (36 / 9) for every block of tiles, and a plane
 // that is not a multiple of 4 computes the rest of its last tiles for nothing (7x7: 64 outputs
 // for 49). With few tiles per weight (7x7 planes of 512 channels: 4 tiles) the weight's traffic
-// and the waste outweigh the saved arithmetic (measured on one core: 2.6 ms against 2.9 direct,
-// not worth the accuracy), so a convolution is rewritten only when it has at least `min_tiles`
-// tiles (17: a 14x14 plane's 16 make each of the 36 products 16 rows long, and DenseNet-121's
-// 14x14 128 -> 32 layers ran at 39% of the peak in effective GFLOP/s against 92% direct)
-// and at least one tile per `channels_per_tile` input channels (ResNet's 56x56x64 and
-// 28x28x128 layers: 1.5-1.6x faster than the direct tile; its 14x14x256 ones, 16 tiles for 256
-// channels, ran at 57% of the peak in effective GFLOP/s against 86% direct; options of the same names;
-// `force` rewrites every convolution that qualifies by shape). Each transformed input value
-// feeds `out` channels' products and each output transform sums `in` channels', so with few
-// channels the transforms cost more than the products they save: a convolution needs
-// in * out / (in + out) >= `min_products_per_transform` (20). 32 -> 32 channels (16) ran
-// slower as Winograd (U-Net at 256x256: 18.4 ms against 16.9 direct; Inception at 147x147: 3.1
-// against 2.9), 32 -> 64 (21) faster (Inception: 4.3-4.6 against 5.0-5.4). Data of one channel
-// per block (NCHW1c: a 3-channel image stem) stays direct: transforming its tiles costs about as
-// much as the few products per tile it saves (U-Net's 256x256x3 stem: 13 GFLOP/s effective).
+// and the waste outweigh the saved arithmetic, so a convolution is rewritten only when it has at
+// least `min_tiles` tiles (16: a 14x14 plane) and at least one tile per `channels_per_tile` (16)
+// input channels. Each transformed input value feeds `out` channels' products and each output
+// transform sums `in` channels', so with few channels the transforms cost more than the products
+// they save: a convolution needs in * out / (in + out) >= `min_products_per_transform` (10).
+// Measured with the vector transforms (kiln_conv2d_winograd_f32 against the direct tile in one
+// process, one core, weights and data hot / evicted first): 14x14 256 -> 256 0.67 / 0.82 of the
+// direct time, DenseNet-121's 14x14 128 -> 32 0.72 / 1.08 (in-model 3.4 -> 3.0 ms for its 24),
+// VGG's 28x28 512 -> 512 0.48 / 0.66, 32 -> 32 at 147x147 0.55, 16 -> 32 (10.7 products) 0.63;
+// staying direct: 16 -> 16 (8 products) 1.22, 14x14 512 -> 512 (16 tiles for 512 channels) 0.76 /
+// 0.97, 7x7 512 -> 512 1.14 / 1.60, 7x7 128 -> 32 0.76 / 1.59. Options of the same names; `force`
+// rewrites every convolution that qualifies by shape. Data of one channel per block (NCHW1c: a
+// 3-channel image stem) stays direct: transforming its tiles costs about as much as the few
+// products per tile it saves (U-Net's 256x256x3 stem: 13 GFLOP/s effective).
 #include "kiln/attrs/layout.h"
 #include "kiln/attrs/nn.h"
 #include "kiln/attrs/winograd.h"

@@ -203,24 +203,5 @@ TEST(WinogradConv2D, LeavesOtherConvolutionsAlone) {
   EXPECT_EQ(input_weight.find("winograd"), std::string::npos) << input_weight;
 }
 
-// The cost rule: many tiles per input channel pay for the larger weight, few do not.
-TEST(WinogradConv2D, CostRuleByTilesAndChannels) {
-  auto rewritten = [](const ConvCase& c) {
-    IRModule mod = with_weight(blocked_conv(c), sample_tensor(weight_shape(c), 2));
-    return print_module(winograd_conv2d_pass(mod, {}, false)).find("nn.conv2d_winograd") != std::string::npos;
-  };
-  EXPECT_TRUE(rewritten({1, 64, 56, 56, 64, "[1, 1, 1, 1]"}));     // ResNet stage 1: 196 tiles
-  EXPECT_FALSE(rewritten({1, 512, 7, 7, 512, "[1, 1, 1, 1]"}));    // ResNet stage 4: 4 tiles
-  EXPECT_TRUE(rewritten({1, 128, 28, 28, 128, "[1, 1, 1, 1]"}));   // stage 2: 49 tiles
-  EXPECT_FALSE(rewritten({1, 256, 14, 14, 256, "[1, 1, 1, 1]"}));  // stage 3: 16 tiles for 256 channels
-  EXPECT_FALSE(rewritten({1, 16, 8, 8, 16, "[1, 1, 1, 1]"}));      // 4 tiles
-  // An image stem (NCHW1c data, 3 channels) stays direct however many tiles it has.
-  EXPECT_FALSE(rewritten({1, 3, 224, 224, 32, "[1, 1, 1, 1]", 1, 16}));
-  // Few channels: the transforms cost more than the products they save.
-  EXPECT_FALSE(rewritten({1, 16, 224, 224, 32, "[1, 1, 1, 1]", 16, 16}));  // 16 * 32 / 48 < 20
-  EXPECT_FALSE(rewritten({1, 32, 147, 147, 32, "[1, 1, 1, 1]", 16, 16}));  // Inception's stem: 16
-  EXPECT_TRUE(rewritten({1, 32, 147, 147, 64, "[1, 1, 1, 1]", 16, 16}));   // 21
-}
-
 }  // namespace
 }  // namespace kiln::testing

@@ -8,22 +8,23 @@
 #include "kiln/ir/printer.h"
 #include "kiln/ir/type_infer.h"
 #include "kiln/ir/visit.h"
+#include "kiln/support/error.h"
 #include "kiln/transform/pass.h"
 
 namespace kiln::testing {
 namespace {
 
-// One blocked (NCHW16c / OIHW16i16o) 3x3 stride-1 convolution of a constant weight.
-IRModule blocked_conv(int64_t in, int64_t out, int64_t plane) {
-  Var x = make_var("x", tensor_type({1, in / 16, plane, plane, 16}, DType::kFloat32));
+// One blocked (NCHW{x}c / OIHW{x}i16o) 3x3 stride-1 convolution of a constant weight.
+IRModule blocked_conv(int64_t in, int64_t out, int64_t plane, int64_t in_block = 16) {
+  Var x = make_var("x", tensor_type({1, in / in_block, plane, plane, in_block}, DType::kFloat32));
   Conv2DAttrs attrs;
   attrs.padding = {1, 1};
   attrs.channels = out;
   attrs.kernel_size = std::vector<int64_t>{3, 3};
-  attrs.data_layout = "NCHW16c";
-  attrs.kernel_layout = "OIHW16i16o";
+  attrs.data_layout = cat("NCHW", in_block, "c");
+  attrs.kernel_layout = cat("OIHW", in_block, "i16o");
   attrs.out_layout = "NCHW16c";
-  Expr w = make_constant(NDArray::empty({out / 16, in / 16, 3, 3, 16, 16}, DType::kFloat32));
+  Expr w = make_constant(NDArray::empty({out / 16, in / in_block, 3, 3, in_block, 16}, DType::kFloat32));
   return infer_types(IRModule::from_function(make_function({x}, call_op("nn.conv2d", {x, w}, attrs))));
 }
 
@@ -37,26 +38,40 @@ bool goes_winograd(const IRModule& mod, const WinogradConv2DOptions& options = {
   return winograd;
 }
 
-TEST(WinogradConv2D, ManyTilesOfManyChannelsGoWinograd) {
-  EXPECT_TRUE(goes_winograd(blocked_conv(128, 128, 28)));  // ResNet's 28x28x128: 49 tiles
-  EXPECT_TRUE(goes_winograd(blocked_conv(64, 64, 56)));    // 196 tiles
+TEST(WinogradConv2D, EnoughTilesAndChannelsGoWinograd) {
+  EXPECT_TRUE(goes_winograd(blocked_conv(64, 64, 56)));    // ResNet's 56x56x64: 196 tiles
+  EXPECT_TRUE(goes_winograd(blocked_conv(128, 128, 28)));  // 28x28x128: 49 tiles
+  EXPECT_TRUE(goes_winograd(blocked_conv(256, 256, 14)));  // 14x14x256: 16 tiles, one per 16 channels
+  EXPECT_TRUE(goes_winograd(blocked_conv(128, 32, 14)));   // DenseNet-121's 14x14 layers
+  EXPECT_TRUE(goes_winograd(blocked_conv(512, 512, 28)));  // VGG's 28x28x512: 49 tiles
+  EXPECT_TRUE(goes_winograd(blocked_conv(32, 32, 56)));    // 32 * 32 / 64 = 16 products per transform
+  EXPECT_TRUE(goes_winograd(blocked_conv(16, 32, 112)));   // 10.7
 }
 
-TEST(WinogradConv2D, SixteenTilesStayDirect) {
-  // DenseNet-121's 14x14 128 -> 32: 16 tiles, each of the 36 products 16 rows long.
-  const IRModule dense_block = blocked_conv(128, 32, 14);
-  EXPECT_FALSE(goes_winograd(dense_block)) << print_module(dense_block);
+TEST(WinogradConv2D, FewTilesStayDirect) {
+  EXPECT_FALSE(goes_winograd(blocked_conv(512, 512, 7)));  // ResNet's 7x7x512: 4 tiles
+  const IRModule nine_tiles = blocked_conv(64, 64, 12);
+  EXPECT_FALSE(goes_winograd(nine_tiles)) << print_module(nine_tiles);
   WinogradConv2DOptions few_tiles;
-  few_tiles.min_tiles = 16;
-  EXPECT_TRUE(goes_winograd(dense_block, few_tiles));
+  few_tiles.min_tiles = 9;
+  EXPECT_TRUE(goes_winograd(nine_tiles, few_tiles));
 }
 
-TEST(WinogradConv2D, FewChannelsPerTileOrProductsStayDirect) {
-  EXPECT_FALSE(goes_winograd(blocked_conv(256, 256, 14)));  // 16 tiles for 256 channels
-  EXPECT_FALSE(goes_winograd(blocked_conv(32, 32, 56)));    // 32 * 32 / 64 = 16 products per transform
+TEST(WinogradConv2D, FewTilesPerChannelOrProductsStayDirect) {
+  const IRModule vgg_14 = blocked_conv(512, 512, 14);  // 16 tiles for 512 channels
+  EXPECT_FALSE(goes_winograd(vgg_14));
+  WinogradConv2DOptions per_tile;
+  per_tile.channels_per_tile = 32;
+  EXPECT_TRUE(goes_winograd(vgg_14, per_tile));
+  EXPECT_FALSE(goes_winograd(blocked_conv(16, 16, 112)));  // 16 * 16 / 32 = 8 products per transform
   WinogradConv2DOptions force;
   force.force = true;
-  EXPECT_TRUE(goes_winograd(blocked_conv(32, 32, 56), force));
+  EXPECT_TRUE(goes_winograd(blocked_conv(16, 16, 112), force));
+}
+
+TEST(WinogradConv2D, ImageStemStaysDirect) {
+  // NCHW1c data of 3 channels: transforming its tiles costs about what the products save.
+  EXPECT_FALSE(goes_winograd(blocked_conv(3, 32, 224, 1)));
 }
 
 }  // namespace
