@@ -11,16 +11,17 @@
 // that is not a multiple of 4 computes the rest of its last tiles for nothing (7x7: 64 outputs
 // for 49). With few tiles per weight (7x7 planes of 512 channels: 4 tiles) the weight's traffic
 // and the waste outweigh the saved arithmetic, so a convolution is rewritten only when it has at
-// least `min_tiles` tiles (16: a 14x14 plane) and at least one tile per `channels_per_tile` (16)
-// input channels. Each transformed input value feeds `out` channels' products and each output
+// least `min_tiles` tiles (17) and at least one tile per `channels_per_tile` (16) input channels. Each transformed input value feeds `out` channels' products and each output
 // transform sums `in` channels', so with few channels the transforms cost more than the products
 // they save: a convolution needs in * out / (in + out) >= `min_products_per_transform` (10).
 // Measured with the vector transforms (kiln_conv2d_winograd_f32 against the direct tile in one
-// process, one core, weights and data hot / evicted first): 14x14 256 -> 256 0.67 / 0.82 of the
-// direct time, DenseNet-121's 14x14 128 -> 32 0.72 / 1.08 (in-model 3.4 -> 3.0 ms for its 24),
-// VGG's 28x28 512 -> 512 0.48 / 0.66, 32 -> 32 at 147x147 0.55, 16 -> 32 (10.7 products) 0.63;
-// staying direct: 16 -> 16 (8 products) 1.22, 14x14 512 -> 512 (16 tiles for 512 channels) 0.76 /
-// 0.97, 7x7 512 -> 512 1.14 / 1.60, 7x7 128 -> 32 0.76 / 1.59. Options of the same names; `force`
+// process, one core, weights and data hot / evicted first): VGG's 28x28 512 -> 512 0.48 / 0.66 of
+// the direct time, 32 -> 32 at 147x147 0.55, 16 -> 32 (10.7 products) 0.63; staying direct:
+// 16 -> 16 (8 products) 1.22, 7x7 512 -> 512 1.14 / 1.60, 7x7 128 -> 32 0.76 / 1.59. A 14x14
+// plane's 16 tiles are faster alone (256 -> 256 0.67 / 0.82, DenseNet-121's 128 -> 32 0.72 / 1.08)
+// but stay direct: in ResNet-50 its five 14x14x256 layers gained a few percent while their
+// transformed weights added 34 MB to params.bin (warm-cache compile 0.49 -> 0.59 s, median of
+// five alternating runs, against issue 13's 0.5 s). Options of the same names; `force`
 // rewrites every convolution that qualifies by shape. Data of one channel per block (NCHW1c: a
 // 3-channel image stem) stays direct: transforming its tiles costs about as much as the few
 // products per tile it saves (U-Net's 256x256x3 stem: 13 GFLOP/s effective).

@@ -41,8 +41,6 @@ bool goes_winograd(const IRModule& mod, const WinogradConv2DOptions& options = {
 TEST(WinogradConv2D, EnoughTilesAndChannelsGoWinograd) {
   EXPECT_TRUE(goes_winograd(blocked_conv(64, 64, 56)));    // ResNet's 56x56x64: 196 tiles
   EXPECT_TRUE(goes_winograd(blocked_conv(128, 128, 28)));  // 28x28x128: 49 tiles
-  EXPECT_TRUE(goes_winograd(blocked_conv(256, 256, 14)));  // 14x14x256: 16 tiles, one per 16 channels
-  EXPECT_TRUE(goes_winograd(blocked_conv(128, 32, 14)));   // DenseNet-121's 14x14 layers
   EXPECT_TRUE(goes_winograd(blocked_conv(512, 512, 28)));  // VGG's 28x28x512: 49 tiles
   EXPECT_TRUE(goes_winograd(blocked_conv(32, 32, 56)));    // 32 * 32 / 64 = 16 products per transform
   EXPECT_TRUE(goes_winograd(blocked_conv(16, 32, 112)));   // 10.7
@@ -50,19 +48,20 @@ TEST(WinogradConv2D, EnoughTilesAndChannelsGoWinograd) {
 
 TEST(WinogradConv2D, FewTilesStayDirect) {
   EXPECT_FALSE(goes_winograd(blocked_conv(512, 512, 7)));  // ResNet's 7x7x512: 4 tiles
-  const IRModule nine_tiles = blocked_conv(64, 64, 12);
-  EXPECT_FALSE(goes_winograd(nine_tiles)) << print_module(nine_tiles);
+  const IRModule resnet_14 = blocked_conv(256, 256, 14);   // 16 tiles, one per 16 channels
+  EXPECT_FALSE(goes_winograd(resnet_14)) << print_module(resnet_14);
+  EXPECT_FALSE(goes_winograd(blocked_conv(128, 32, 14)));  // DenseNet-121's 14x14 layers
   WinogradConv2DOptions few_tiles;
-  few_tiles.min_tiles = 9;
-  EXPECT_TRUE(goes_winograd(nine_tiles, few_tiles));
+  few_tiles.min_tiles = 16;
+  EXPECT_TRUE(goes_winograd(resnet_14, few_tiles));
 }
 
 TEST(WinogradConv2D, FewTilesPerChannelOrProductsStayDirect) {
-  const IRModule vgg_14 = blocked_conv(512, 512, 14);  // 16 tiles for 512 channels
-  EXPECT_FALSE(goes_winograd(vgg_14));
+  const IRModule deep_28 = blocked_conv(1024, 1024, 28);  // 49 tiles for 1024 channels
+  EXPECT_FALSE(goes_winograd(deep_28));
   WinogradConv2DOptions per_tile;
   per_tile.channels_per_tile = 32;
-  EXPECT_TRUE(goes_winograd(vgg_14, per_tile));
+  EXPECT_TRUE(goes_winograd(deep_28, per_tile));
   EXPECT_FALSE(goes_winograd(blocked_conv(16, 16, 112)));  // 16 * 16 / 32 = 8 products per transform
   WinogradConv2DOptions force;
   force.force = true;

@@ -159,7 +159,7 @@ IRModule pack_dense_weights_pass(const IRModule& mod, bool fold = true);
 // false). Rewritten only where the tiles pay for the larger weight (see winograd_conv2d.cc).
 struct WinogradConv2DOptions {
   bool force = false;                       // every convolution the shape allows
-  int64_t min_tiles = 16;                   // 4x4 output tiles (over the batch) at least
+  int64_t min_tiles = 17;                   // 4x4 output tiles (over the batch) at least
   int64_t channels_per_tile = 16;           // and at least one tile per this many input channels
   int64_t min_products_per_transform = 10;  // in * out / (in + out) channels at least
 };
