@@ -11,9 +11,10 @@
 // that is not a multiple of 4 computes the rest of its last tiles for nothing (7x7: 64 outputs
 // for 49). With few tiles per weight (7x7 planes of 512 channels: 4 tiles) the weight's traffic
 // and the waste outweigh the saved arithmetic, so a convolution is rewritten only when it has at
-// least `min_tiles` tiles (17) and at least one tile per `channels_per_tile` (16) input channels. Each transformed input value feeds `out` channels' products and each output
-// transform sums `in` channels', so with few channels the transforms cost more than the products
-// they save: a convolution needs in * out / (in + out) >= `min_products_per_transform` (10).
+// least `min_tiles` tiles (17) and at least one tile per `channels_per_tile` (16) input channels.
+// Each transformed input value feeds `out` channels' products and each output transform sums `in`
+// channels', so with few channels the transforms cost more than the products they save: a
+// convolution needs in * out / (in + out) >= `min_products_per_transform` (10).
 // Measured with the vector transforms (kiln_conv2d_winograd_f32 against the direct tile in one
 // process, one core, weights and data hot / evicted first): VGG's 28x28 512 -> 512 0.48 / 0.66 of
 // the direct time, 32 -> 32 at 147x147 0.55, 16 -> 32 (10.7 products) 0.63; staying direct:
