@@ -165,7 +165,7 @@ void register_builtin_passes() {
     r.add(simple_pass({"MoveElementwiseBeforeReshape", 2, {"InferType"}, true}, move_elementwise_before_reshape_pass));
     r.add(simple_pass({"FuseAttention", 2, {"InferType"}, true}, fuse_attention_pass));
     // Options: "force" (every 3x3 stride-1 blocked convolution), "min_tiles", "channels_per_tile",
-    // "min_products_per_transform".
+    // "min_products_per_transform", "epilogue" (fold bias and relu / clip into the call).
     r.add({{"WinogradConv2D", 3, {"InferType"}, true}, [](const IRModule& m, const PassContext& ctx) {
              const Attrs& options = ctx.options_of("WinogradConv2D");
              WinogradConv2DOptions o;
@@ -174,6 +174,7 @@ void register_builtin_passes() {
              if (const AttrValue* per = options.find("channels_per_tile")) o.channels_per_tile = per->as_int();
              if (const AttrValue* products = options.find("min_products_per_transform"))
                o.min_products_per_transform = products->as_int();
+             if (const AttrValue* epilogue = options.find("epilogue")) o.epilogue = epilogue->as_bool();
              return winograd_conv2d_pass(m, o);
            }});
     r.add({{"PackDenseWeights", 3, {"InferType"}, true},

@@ -6,6 +6,11 @@
 // and output are transformed at run time (src/op/nn/conv2d_winograd.cc). It runs after AlterOpLayout, whose blocked
 // layout the convolution keeps.
 //
+// Epilogue (option `epilogue`, on by default): what follows the rewritten convolution and only it
+// reads folds into the call, which applies it in its output transform instead of a second pass:
+//   add(conv, b) with a constant b of one value per output channel -> conv(x, U, reshape(b, [K]))
+//   relu(conv) / clip(conv) -> conv with clamp_min, clamp_max (once; a later clip stays a clip)
+//
 // Cost rule: per 4x4 tile Winograd does 36 products per channel pair where the direct kernel does
 // 144, but streams a weight four times as large (36 / 9) for every block of tiles, and a plane
 // that is not a multiple of 4 computes the rest of its last tiles for nothing (7x7: 64 outputs
@@ -28,6 +33,8 @@
 // products per tile it saves (U-Net's 256x256x3 stem: 13 GFLOP/s effective).
 #include "kiln/attrs/layout.h"
 #include "kiln/attrs/nn.h"
+#include "kiln/attrs/transform.h"
+#include "kiln/attrs/unary.h"
 #include "kiln/attrs/winograd.h"
 #include "kiln/interp/interpreter.h"
 #include "kiln/ir/op.h"
@@ -47,30 +54,88 @@ bool static_float32(const TensorTypeNode* t) {
 
 class WinogradRewriter : public ExprRewriter {
  public:
-  WinogradRewriter(const WinogradConv2DOptions& options, bool fold) : options_(options), fold_(fold) {}
+  WinogradRewriter(const Function& fn, const WinogradConv2DOptions& options, bool fold)
+      : uses_(use_counts(fn)), options_(options), fold_(fold) {}
 
  protected:
   Expr post(const Expr& original, const Expr& rebuilt) override {
     const auto* call = as<CallNode>(original);
-    if (!call || !call->op() || call->op()->name != "nn.conv2d") return rebuilt;
-    const auto attrs = attrs_from<Conv2DAttrs>(call->attrs, "nn.conv2d");
+    if (!call || !call->op()) return rebuilt;
+    const std::string& op = call->op()->name;
+    if (op == "nn.conv2d") return to_winograd(*call, original, rebuilt);
+    if (!options_.epilogue) return rebuilt;
+    if (op == "add") return with_bias(*call, rebuilt);
+    if (op == "nn.relu" || op == "clip") return with_clamp(*call, rebuilt);
+    return rebuilt;
+  }
+
+ private:
+  Expr to_winograd(const CallNode& call, const Expr& original, const Expr& rebuilt) {
+    const auto attrs = attrs_from<Conv2DAttrs>(call.attrs, "nn.conv2d");
     const std::optional<ConvLayoutChoice> blocks =
         conv2d_blocks(attrs.data_layout, attrs.kernel_layout, attrs.out_layout);
-    if (!blocks || blocks->depthwise || !qualifies(*call, attrs)) return rebuilt;
+    if (!blocks || blocks->depthwise || !qualifies(call, attrs)) return rebuilt;
     const TensorTypeNode* out = tensor_of(original);
     const int64_t out_channels = out->shape[1] * out->shape[4];
     WinogradWeightAttrs weight_attrs;
     weight_attrs.out_channels = out_channels;
-    Expr u = call_op("nn.winograd_weight_transform", {rewritten(call->args[1])}, weight_attrs);
+    Expr u = call_op("nn.winograd_weight_transform", {rewritten(call.args[1])}, weight_attrs);
     // U holds four times the weight's elements, more than FoldConstant lets a call grow, so a
     // constant weight is transformed here.
-    if (fold_ && as<ConstantNode>(rewritten(call->args[1]))) u = make_constant(interpret_expr(u).tensor());
+    if (fold_ && as<ConstantNode>(rewritten(call.args[1]))) u = make_constant(interpret_expr(u).tensor());
     const Window2D window = attrs.window();
     Conv2DWinogradAttrs conv;
     conv.padding = {window.padding.top, window.padding.left, window.padding.bottom, window.padding.right};
     conv.channels = out_channels;
     conv.out_block = out->shape[4];
-    return call_op("nn.conv2d_winograd", {rewritten(call->args[0]), u}, conv);
+    return call_op("nn.conv2d_winograd", {rewritten(call.args[0]), u}, conv);
+  }
+
+  // The rewritten form of `arg` when it is an nn.conv2d_winograd only the op at hand reads, with
+  // at most `max_args` arguments and no clamp yet: an epilogue can fold into it.
+  const CallNode* foldable_winograd(const Expr& arg, size_t max_args) const {
+    const CallNode* conv = call_of(rewritten(arg), "nn.conv2d_winograd");
+    if (!conv || conv->args.size() > max_args || uses_.at(arg.get()) != 1) return nullptr;
+    return attrs_from<Conv2DWinogradAttrs>(conv->attrs, "nn.conv2d_winograd").clamps() ? nullptr : conv;
+  }
+
+  // add(conv, bias) or add(bias, conv) with a constant bias of one value per output channel
+  // ((K/y, 1, 1, y) after AlterOpLayout) -> conv with the bias as (K).
+  Expr with_bias(const CallNode& add, const Expr& rebuilt) {
+    for (size_t i = 0; i < 2; ++i) {
+      const CallNode* conv = foldable_winograd(add.args[i], 2);
+      const Expr& bias = add.args[1 - i];
+      if (!conv || !per_channel(tensor_of(bias), tensor_of(add.args[i])) || !variable_free(bias)) continue;
+      const auto attrs = attrs_from<Conv2DWinogradAttrs>(conv->attrs, "nn.conv2d_winograd");
+      ReshapeAttrs flat;
+      flat.newshape = {attrs.channels};
+      Expr flat_bias = call_op("reshape", {rewritten(bias)}, flat);
+      return call_op("nn.conv2d_winograd", {conv->args[0], conv->args[1], flat_bias}, attrs);
+    }
+    return rebuilt;
+  }
+
+  // relu(conv) -> conv with clamp_min 0; clip(conv) -> conv with clip's bounds.
+  Expr with_clamp(const CallNode& call, const Expr& rebuilt) {
+    const CallNode* conv = foldable_winograd(call.args[0], 3);
+    if (!conv) return rebuilt;
+    auto attrs = attrs_from<Conv2DWinogradAttrs>(conv->attrs, "nn.conv2d_winograd");
+    if (call.op()->name == "clip") {
+      const auto clip = attrs_from<ClipAttrs>(call.attrs, "clip");
+      attrs.clamp_min = clip.a_min;
+      attrs.clamp_max = clip.a_max;
+    } else {
+      attrs.clamp_min = 0;
+    }
+    return call_op("nn.conv2d_winograd", conv->args, attrs);
+  }
+
+  // A float32 tensor of one value per channel of the blocked output `out` (N, K/y, H, W, y).
+  static bool per_channel(const TensorTypeNode* bias, const TensorTypeNode* out) {
+    if (!bias || !out || bias->dtype != DType::kFloat32 || bias->ndim() > 5 || !bias->is_static()) return false;
+    Shape padded(5 - bias->ndim(), 1);
+    padded.insert(padded.end(), bias->shape.begin(), bias->shape.end());
+    return padded == Shape{1, out->shape[1], 1, 1, out->shape[4]};
   }
 
  private:
@@ -106,6 +171,7 @@ class WinogradRewriter : public ExprRewriter {
     return free;
   }
 
+  std::unordered_map<const ExprNode*, size_t> uses_;
   WinogradConv2DOptions options_;
   bool fold_;
 };
@@ -114,7 +180,7 @@ class WinogradRewriter : public ExprRewriter {
 
 IRModule winograd_conv2d_pass(const IRModule& mod, const WinogradConv2DOptions& options, bool fold) {
   IRModule out = map_functions(infer_types(mod), [&](const Function& fn) {
-    WinogradRewriter rewriter(options, fold);
+    WinogradRewriter rewriter(fn, options, fold);
     return as_function(rewriter.rewrite(fn));
   });
   out = infer_types(out);

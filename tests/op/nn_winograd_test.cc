@@ -1,10 +1,13 @@
 // Winograd F(4x4, 3x3): the reference kernels (nn.winograd_weight_transform then
 // nn.conv2d_winograd against the blocked direct nn.conv2d), the compiled kernel against the
-// reference (batch 2, H and W not multiples of 4, padding 1 and 0 and uneven, fused epilogue and
-// a fused producer), and the WinogradConv2D pass: golden IR, the calls it leaves alone, its cost
-// rule, and the interpreter's results before and after on random convolutions.
+// reference (batch 2, H and W not multiples of 4, padding 1 and 0 and uneven, folded bias and
+// clamps, a fused tail and a fused producer), and the WinogradConv2D pass: golden IR, the
+// epilogues it folds, the calls it leaves alone, and the interpreter's results before and after
+// on random convolutions.
 #include <gtest/gtest.h>
 
+#include <cinttypes>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -35,15 +38,27 @@ std::string dims(const Shape& s) {
 Shape data_shape(const ConvCase& c) { return {c.n, c.c / c.x, c.h, c.w, c.x}; }
 Shape weight_shape(const ConvCase& c) { return {c.k / c.y, c.c / c.x, 3, 3, c.x, c.y}; }
 
-// @main(%x, %w) { nn.conv2d(%x, %w) } in the blocked layouts AlterOpLayout gives, then a relu.
+Shape bias_shape(const ConvCase& c) { return {c.k / c.y, 1, 1, c.y}; }
+
+// (N, K/y, OH, OW, y) from the padding [top, left, bottom, right].
+Shape out_shape(const ConvCase& c) {
+  int64_t p[4] = {0, 0, 0, 0};
+  std::sscanf(c.padding.c_str(), "[%" SCNd64 ", %" SCNd64 ", %" SCNd64 ", %" SCNd64 "]", &p[0], &p[1], &p[2], &p[3]);
+  return {c.n, c.k / c.y, c.h + p[0] + p[2] - 2, c.w + p[1] + p[3] - 2, c.y};
+}
+
+// @main(%x, %w, %b) { relu(nn.conv2d(%x, %w) + %b) } in the blocked layouts AlterOpLayout gives.
 std::string blocked_conv(const ConvCase& c) {
   const std::string x = std::to_string(c.x), y = std::to_string(c.y);
   return "def @main(%x: Tensor[" + dims(data_shape(c)) + ", float32], %w: Tensor[" + dims(weight_shape(c)) +
-         ", float32]) { %0 = nn.conv2d(%x, %w, padding=" + c.padding + ", data_layout=\"NCHW" + x +
-         "c\", kernel_layout=\"OIHW" + x + "i" + y + "o\", out_layout=\"NCHW" + y + "c\"); nn.relu(%0) }";
+         ", float32], %b: Tensor[" + dims(bias_shape(c)) + ", float32]) { %0 = nn.conv2d(%x, %w, padding=" + c.padding +
+         ", data_layout=\"NCHW" + x + "c\", kernel_layout=\"OIHW" + x + "i" + y + "o\", out_layout=\"NCHW" + y +
+         "c\"); %1 = add(%0, %b); nn.relu(%1) }";
 }
 
-IRModule with_weight(const std::string& text, const NDArray& w) { return bind_params(parse_module(text), {{"w", w}}); }
+IRModule with_weights(const std::string& text, const NDArray& w, const NDArray& b) {
+  return bind_params(parse_module(text), {{"w", w}, {"b", b}});
+}
 
 PassContext forced() {
   PassContext ctx;
@@ -72,17 +87,19 @@ const std::vector<ConvCase> kCases = {
     {1, 24, 9, 7, 16, "[1, 1, 1, 1]", 8, 8},    // 8-channel blocks both ways (AVX2's)
 };
 
-// The reference kernels through the pass (FoldConstant evaluates the weight transform) against
-// the direct blocked convolution, on the interpreter.
+// The reference kernels through the pass (FoldConstant evaluates the weight transform; bias and
+// relu fold into the call) against the direct blocked convolution, on the interpreter.
 TEST(WinogradConv2D, ReferenceMatchesDirectConvolution) {
   uint32_t seed = 3;
   for (const ConvCase& c : kCases) {
     SCOPED_TRACE(blocked_conv(c));
-    IRModule mod = with_weight(blocked_conv(c), sample_tensor(weight_shape(c), seed++));
+    const NDArray w = sample_tensor(weight_shape(c), seed++), b = sample_tensor(bias_shape(c), seed++);
+    IRModule mod = with_weights(blocked_conv(c), w, b);
     IRModule wino = run_passes(mod, {"WinogradConv2D"}, forced());
     const std::string printed = print_module(wino);
     ASSERT_NE(printed.find("nn.conv2d_winograd"), std::string::npos) << printed;
     ASSERT_EQ(printed.find("nn.winograd_weight_transform"), std::string::npos) << "not folded:\n" << printed;
+    ASSERT_EQ(printed.find("nn.relu"), std::string::npos) << "epilogue not folded:\n" << printed;
     const std::vector<Value> args = {Value(sample_tensor(data_shape(c), seed++))};
     expect_close(interpret(mod, "main", args).flatten().at(0), interpret(wino, "main", args).flatten().at(0), 1e-4,
                  1e-5);
@@ -126,18 +143,30 @@ CompareOptions winograd_inputs() {
   return o;
 }
 
-// The compiled kernel against the reference kernel, with the epilogue FuseOps gives it.
+// The compiled kernel against the reference kernel, in turn with a folded bias and relu, a folded
+// bias and a clamp of both sides, and no bias with a residual add and relu that FuseOps gives it.
 TEST(WinogradConv2DCompute, CompiledMatchesReference) {
   const CompareOptions tol = winograd_inputs();
-  for (const ConvCase& c : kCases) {
-    const int64_t panels = (c.k + 31) / 32;
-    const std::string p = c.padding.substr(1, c.padding.size() - 2);
-    const std::string fn = "fn (%p0: Tensor[" + dims(data_shape(c)) + ", float32], %p1: Tensor[(36, " +
-                           std::to_string(panels) + ", " + std::to_string(c.c) + ", 32), float32], %p2: Tensor[(" +
-                           std::to_string(c.k / c.y) + ", 1, 1, " + std::to_string(c.y) +
-                           "), float32], Primitive=1) { %0 = nn.conv2d_winograd(%p0, %p1, padding=[" + p +
-                           "], channels=" + std::to_string(c.k) + ", out_block=" + std::to_string(c.y) +
-                           "); %1 = add(%0, %p2); nn.relu(%1) }";
+  for (size_t i = 0; i < kCases.size(); ++i) {
+    const ConvCase& c = kCases[i];
+    const std::string panels = std::to_string((c.k + 31) / 32), k = std::to_string(c.k);
+    const std::string out = dims(out_shape(c));
+    std::string fn = "fn (%p0: Tensor[" + dims(data_shape(c)) + ", float32], %p1: Tensor[(36, " + panels + ", " +
+                     std::to_string(c.c) + ", 32), float32], ";
+    const std::string call = "nn.conv2d_winograd(%p0, %p1, ";
+    const std::string attrs = "padding=" + c.padding + ", channels=" + k + ", out_block=" + std::to_string(c.y);
+    switch ((i + 1) % 3) {
+      case 0:
+        fn += "%p2: Tensor[(" + k + "), float32], Primitive=1) { " + call + "%p2, " + attrs + ", clamp_min=0f) }";
+        break;
+      case 1:
+        fn += "%p2: Tensor[(" + k + "), float32], Primitive=1) { " + call + "%p2, " + attrs +
+              ", clamp_min=-0.25f, clamp_max=0.25f) }";
+        break;
+      default:
+        fn += "%p2: Tensor[" + out + ", float32], Primitive=1) { %0 = " + call + attrs +
+              "); %1 = add(%0, %p2); nn.relu(%1) }";
+    }
     SCOPED_TRACE(fn);
     const std::string source = expect_compiled_matches_interpreter(fn, tol);
     EXPECT_NE(source.find("kiln_conv2d_winograd_f32("), std::string::npos);
@@ -154,20 +183,64 @@ TEST(WinogradConv2DCompute, FusedProducer) {
                                       tol);
 }
 
-// Golden IR: the pass without its FoldConstant.
+// Golden IR: the pass without its FoldConstant; the bias (as (K)) and the relu fold into the call.
 TEST(WinogradConv2D, RewritesTheBlockedConvolution) {
   const ConvCase c{1, 16, 8, 8, 32, "[1, 1, 1, 1]"};
-  const NDArray w = sample_tensor(weight_shape(c), 5);
+  const NDArray w = sample_tensor(weight_shape(c), 5), b = sample_tensor(bias_shape(c), 6);
   WinogradConv2DOptions options;
   options.force = true;
-  IRModule got = winograd_conv2d_pass(with_weight(blocked_conv(c), w), options, /*fold=*/false);
-  IRModule want = infer_types(with_weight(R"(def @main(%x: Tensor[(1, 1, 8, 8, 16), float32],
-      %w: Tensor[(2, 1, 3, 3, 16, 16), float32]) {
+  IRModule got = winograd_conv2d_pass(with_weights(blocked_conv(c), w, b), options, /*fold=*/false);
+  IRModule want = infer_types(with_weights(R"(def @main(%x: Tensor[(1, 1, 8, 8, 16), float32],
+      %w: Tensor[(2, 1, 3, 3, 16, 16), float32], %b: Tensor[(2, 1, 1, 16), float32]) {
         %0 = nn.winograd_weight_transform(%w, out_channels=32);
-        %1 = nn.conv2d_winograd(%x, %0, padding=[1, 1, 1, 1], channels=32, out_block=16);
-        nn.relu(%1) })",
-                                          w));
+        %1 = reshape(%b, newshape=[32], allowzero=0);
+        nn.conv2d_winograd(%x, %0, %1, padding=[1, 1, 1, 1], channels=32, out_block=16, clamp_min=0f, clamp_max=inff) })",
+                                           w, b));
   EXPECT_TRUE(structural_equal(got, want)) << "got:\n" << print_module(got) << "\nwant:\n" << print_module(want);
+}
+
+// The pass (forced, unfolded) on a 16 -> 32 channel 8x8 convolution %0 followed by `tail`, with
+// a bias %b of shape `bias` and a residual input %r; the printed result without its constants.
+std::string with_tail(const std::string& tail, const Shape& bias, const WinogradConv2DOptions& options) {
+  const std::string text =
+      R"(def @main(%x: Tensor[(1, 1, 8, 8, 16), float32], %w: Tensor[(2, 1, 3, 3, 16, 16), float32],
+      %b: Tensor[)" +
+      dims(bias) + R"(, float32], %r: Tensor[(1, 2, 8, 8, 16), float32]) {
+        %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1], data_layout="NCHW16c", kernel_layout="OIHW16i16o",
+                       out_layout="NCHW16c"); )" +
+      tail + " }";
+  const IRModule mod = with_weights(text, sample_tensor({2, 1, 3, 3, 16, 16}, 7), sample_tensor(bias, 8));
+  const std::string printed = print_module(winograd_conv2d_pass(mod, options, /*fold=*/false));
+  return printed.substr(0, printed.find("#[metadata]"));
+}
+
+// What the epilogue takes: a bias of one value per channel, then a relu or clip, each only when
+// the convolution's value has no other reader; a residual add and what follows it stay outside.
+TEST(WinogradConv2D, FoldsOnlyAnEpilogueTheConvolutionAloneFeeds) {
+  WinogradConv2DOptions options;
+  options.force = true;
+  const Shape per_channel = {2, 1, 1, 16};
+  const std::string clip = with_tail("%1 = add(%b, %0); clip(%1, a_min=0f, a_max=6f)", per_channel, options);
+  EXPECT_NE(clip.find("newshape=[32]"), std::string::npos) << clip;
+  EXPECT_NE(clip.find("clamp_min=0f, clamp_max=6f"), std::string::npos) << clip;
+  EXPECT_EQ(clip.find("clip("), std::string::npos) << clip;
+  const std::string residual = with_tail("%1 = add(%0, %b); %2 = add(%1, %r); nn.relu(%2)", per_channel, options);
+  EXPECT_NE(residual.find("newshape=[32]"), std::string::npos) << residual;
+  EXPECT_NE(residual.find("nn.relu("), std::string::npos) << residual;
+  const std::string twice = with_tail("%1 = nn.relu(%0); clip(%1, a_min=-1f, a_max=1f)", per_channel, options);
+  EXPECT_NE(twice.find("clamp_min=0f, clamp_max=inff"), std::string::npos) << twice;
+  EXPECT_NE(twice.find("clip("), std::string::npos) << twice;
+  const std::string two_readers = with_tail("%1 = add(%0, %b); %2 = nn.relu(%1); add(%2, %0)", per_channel, options);
+  EXPECT_EQ(two_readers.find("reshape("), std::string::npos) << two_readers;
+  EXPECT_NE(two_readers.find("nn.relu("), std::string::npos) << two_readers;
+  const std::string whole_bias = with_tail("%1 = add(%0, %b); nn.relu(%1)", {1, 2, 8, 8, 16}, options);
+  EXPECT_EQ(whole_bias.find("reshape("), std::string::npos) << whole_bias;
+  EXPECT_NE(whole_bias.find("nn.relu("), std::string::npos) << whole_bias;
+  options.epilogue = false;
+  const std::string off = with_tail("%1 = add(%0, %b); nn.relu(%1)", per_channel, options);
+  EXPECT_NE(off.find("nn.conv2d_winograd"), std::string::npos) << off;
+  EXPECT_EQ(off.find("reshape("), std::string::npos) << off;
+  EXPECT_NE(off.find("nn.relu("), std::string::npos) << off;
 }
 
 TEST(WinogradConv2D, LeavesOtherConvolutionsAlone) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "kiln/attrs/reflect.h"
@@ -28,17 +29,26 @@ struct WinogradWeightAttrs {
 };
 
 // A 3x3, stride-1, dilation-1, groups-1 float32 convolution of blocked data NCHW{x}c with a
-// weight from nn.winograd_weight_transform, into NCHW{out_block}c.
+// weight from nn.winograd_weight_transform, into NCHW{out_block}c, plus an optional per-channel
+// bias, then clamped to [clamp_min, clamp_max] as clip does (a folded relu: clamp_min=0).
 struct Conv2DWinogradAttrs {
   std::vector<int64_t> padding{0, 0, 0, 0};
   int64_t channels = 0;
   int64_t out_block = 0;
+  double clamp_min = -std::numeric_limits<double>::infinity();
+  double clamp_max = std::numeric_limits<double>::infinity();
 
   template <class V>
   void visit(V& v) {
     v("padding", padding, "Zero padding: [top, left, bottom, right].");
     v("channels", channels, "Output channels.", kRequired);
     v("out_block", out_block, "Channels per block of the output, NCHW{out_block}c.", kRequired);
+    v("clamp_min", clamp_min, "Lower bound of the output (after the bias); NaN stays NaN.");
+    v("clamp_max", clamp_max, "Upper bound, applied after the lower one.");
+  }
+  bool clamps() const {
+    return clamp_min != -std::numeric_limits<double>::infinity() ||
+           clamp_max != std::numeric_limits<double>::infinity();
   }
 };
 

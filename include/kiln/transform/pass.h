@@ -156,12 +156,14 @@ IRModule alter_op_layout_pass(const IRModule& mod, const AlterOpLayoutOptions& o
 IRModule pack_dense_weights_pass(const IRModule& mod, bool fold = true);
 // WinogradConv2D: blocked float32 3x3 stride-1 convolutions with constant weights become
 // nn.conv2d_winograd on nn.winograd_weight_transform(weight), then FoldConstant (unless `fold` is
-// false). Rewritten only where the tiles pay for the larger weight (see winograd_conv2d.cc).
+// false). Rewritten only where the tiles pay for the larger weight (see winograd_conv2d.cc). A
+// per-channel bias add and a relu or clip that only the convolution feeds fold into the call.
 struct WinogradConv2DOptions {
   bool force = false;                       // every convolution the shape allows
   int64_t min_tiles = 17;                   // 4x4 output tiles (over the batch) at least
   int64_t channels_per_tile = 16;           // and at least one tile per this many input channels
   int64_t min_products_per_transform = 10;  // in * out / (in + out) channels at least
+  bool epilogue = true;                     // fold a following per-channel bias add and relu / clip in
 };
 IRModule winograd_conv2d_pass(const IRModule& mod, const WinogradConv2DOptions& options = {}, bool fold = true);
 // FuseLayerNorm: float32 layer normalisation spelled out op by op (mean, subtract, power, mean,

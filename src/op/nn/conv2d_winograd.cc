@@ -8,8 +8,10 @@
 // Compiled, nn.conv2d_winograd is one call of kiln_conv2d_winograd_f32
 // (kiln/runtime/microkernels.h: input transform per tile, 36 products on the panel GEMM, output
 // transform). The algorithm has no te form worth lowering, so the compute is a stand-in that
-// names the operands and the output and the schedule tensorizes its whole nest; the element-wise
-// ops FuseOps adds after it (bias, activation, residual add) are stages over its output.
+// names the operands and the output and the schedule tensorizes its whole nest. The bias and the
+// clamp (a relu or clip) that WinogradConv2D folds into the call are applied by the kernel's
+// output transform before its store; element-wise ops FuseOps adds after it (a residual add) are
+// stages over its output, a second pass.
 #include <algorithm>
 
 #include "kiln/attrs/winograd.h"
@@ -61,37 +63,53 @@ Type conv2d_winograd_relation(const std::vector<Type>& args, const Conv2DWinogra
     if (u.shape[d] >= 0 && expected[d] >= 0 && u.shape[d] != expected[d])
       throw std::move(Error(cat("the weight does not fit data ", shape_str(x), " and channels=", attrs.channels))
                           .expected(shape_str(expected), shape_str(u.shape)));
+  if (args.size() > 2) {
+    const TensorTypeNode& bias = arg_tensor_of_rank(args, 2, "bias", 1, "(channels)");
+    if (bias.dtype != data.dtype || (bias.shape[0] >= 0 && bias.shape[0] != attrs.channels))
+      throw std::move(Error("argument 'bias' must hold one value of the data's dtype per output channel")
+                          .expected(cat(dtype_name(data.dtype), " (", attrs.channels, ")"),
+                                    cat(dtype_name(bias.dtype), " ", shape_str(bias.shape))));
+  }
   const auto& p = attrs.padding;
   const int64_t out_h = window_extent("height", x, x[2], 3, 1, 1, p[0], p[2]);
   const int64_t out_w = window_extent("width", x, x[3], 3, 1, 1, p[1], p[3]);
   return tensor_type({x[0], attrs.channels / attrs.out_block, out_h, out_w, attrs.out_block}, data.dtype);
 }
 
-// The stand-in reads both operands in order, so the call receives them in that order. Operands in
+// The stand-in reads the operands in order, so the call receives them in that order. Operands in
 // memory already (placeholders) are read at one element: the stand-in is element-wise and the
 // output needs no initialisation. A computed operand (a fused producer's copy) is read whole by a
 // reduction, so that bound inference computes all of it; the lowering then zeroes the output
 // first, a cost only this rare case pays.
 bool is_input(const te::Tensor& t) { return t.op()->is_placeholder; }
 
-te::Tensor stand_in(const std::vector<int64_t>& out_shape, const te::Tensor& data, const te::Tensor& u,
+bool all_inputs(const std::vector<te::Tensor>& operands) {
+  return std::all_of(operands.begin(), operands.end(), is_input);
+}
+
+te::Tensor stand_in(const std::vector<int64_t>& out_shape, const std::vector<te::Tensor>& operands,
                     const std::string& name, bool whole) {
   if (!whole)
     return te::compute(out_shape, name, [&](const te::Indices&) {
-      return data(std::vector<PrimExpr>(data.ndim(), PrimExpr(int64_t{0}))) +
-             u(std::vector<PrimExpr>(u.ndim(), PrimExpr(int64_t{0})));
+      PrimExpr sum;
+      for (const te::Tensor& t : operands) {
+        const PrimExpr first = t(std::vector<PrimExpr>(t.ndim(), PrimExpr(int64_t{0})));
+        sum = sum.defined() ? sum + first : first;
+      }
+      return sum;
     });
   std::vector<te::IterVar> axes;
-  auto axes_of = [&](const te::Tensor& t, const char* prefix) {
+  PrimExpr product;
+  for (size_t i = 0; i < operands.size(); ++i) {
+    const te::Tensor& t = operands[i];
     std::vector<PrimExpr> index;
     for (size_t d = 0; d < t.ndim(); ++d) {
-      axes.push_back(te::reduce_axis(t.shape()[d], cat(prefix, d)));
+      axes.push_back(te::reduce_axis(t.shape()[d], cat("r", i, "_", d)));
       index.push_back(PrimExpr(axes.back()));
     }
-    return index;
-  };
-  const std::vector<PrimExpr> di = axes_of(data, "rd"), ui = axes_of(u, "ru");
-  return te::compute(out_shape, name, [&](const te::Indices&) { return te::sum(data(di) * u(ui), axes); });
+    product = product.defined() ? product * t(index) : t(index);
+  }
+  return te::compute(out_shape, name, [&](const te::Indices&) { return te::sum(product, axes); });
 }
 
 std::vector<int64_t> out_shape_of(const ComputeInput& call) { return expect_tensor(call.out_type, "output").shape; }
@@ -108,8 +126,9 @@ te::Tensor operand(const ComputeInput& call, size_t i) {
 }
 
 std::vector<te::Tensor> conv2d_winograd_compute(const ComputeInput& call, const Conv2DWinogradAttrs&) {
-  const te::Tensor data = operand(call, 0), u = operand(call, 1);
-  return {stand_in(out_shape_of(call), data, u, call.name, !is_input(data) || !is_input(u))};
+  std::vector<te::Tensor> operands;
+  for (size_t i = 0; i < call.args.size(); ++i) operands.push_back(operand(call, i));
+  return {stand_in(out_shape_of(call), operands, call.name, !all_inputs(operands))};
 }
 
 // Tiles per task: as many as keep a task's V and M (36 rows of in + out channels per tile) in
@@ -128,27 +147,31 @@ int64_t panel_k_block(int64_t channels, const Target& target) {
 }
 
 te::TensorIntrin winograd_intrin(const ComputeInput& call, const Conv2DWinogradAttrs& attrs, const Target& target) {
-  const te::Tensor& data = call.args.at(0);
-  const te::Tensor& u = call.args.at(1);
-  const te::Tensor d = te::placeholder(data.shape(), data.dtype(), "A0");
-  const te::Tensor w = te::placeholder(u.shape(), u.dtype(), "A1");
-  const Shape x = data.shape(), out = out_shape_of(call);
+  std::vector<te::Tensor> slots;
+  for (size_t i = 0; i < call.args.size(); ++i) {
+    const te::Tensor& arg = call.args[i];
+    slots.push_back(te::placeholder(arg.shape(), arg.dtype(), cat("A", i)));
+  }
+  const Shape x = call.args.at(0).shape(), out = out_shape_of(call);
   const int64_t tiles = x[0] * ((out[2] + 3) / 4) * ((out[3] + 3) / 4);
-  const int64_t block = tiles_per_task(tiles, x[1] * x[4], u.shape()[1], target);
+  const int64_t block = tiles_per_task(tiles, x[1] * x[4], call.args.at(1).shape()[1], target);
   const int64_t kc = panel_k_block(x[1] * x[4], target);
   const int64_t pad_top = attrs.padding[0], pad_left = attrs.padding[1];
-  auto emit = [x, out, pad_top, pad_left, block, kc](const std::vector<te::BufferSlice>& in,
-                                                     const te::BufferSlice& o) -> tir::Stmt {
+  const double lo = attrs.clamp_min, hi = attrs.clamp_max;
+  auto emit = [x, out, pad_top, pad_left, block, kc, lo, hi](const std::vector<te::BufferSlice>& in,
+                                                             const te::BufferSlice& o) -> tir::Stmt {
     std::vector<PrimExpr> args;
     for (int64_t v : {x[0], x[1], x[2], x[3], x[4], out[1], out[2], out[3], out[4], pad_top, pad_left, block, kc})
       args.push_back(PrimExpr(v));
     args.push_back(in.at(0).pointer());
     args.push_back(in.at(1).pointer());
+    args.push_back(in.size() > 2 ? in[2].pointer() : PrimExpr(int64_t{0}));  // 0: a null bias
+    args.push_back(tir::make_const(DType::kFloat32, lo));
+    args.push_back(tir::make_const(DType::kFloat32, hi));
     args.push_back(o.pointer());
     return tir::Evaluate{tir::extern_call("kiln_conv2d_winograd_f32", std::move(args))};
   };
-  const bool whole = !is_input(data) || !is_input(u);
-  return te::TensorIntrin{"kiln_conv2d_winograd_f32", stand_in(out, d, w, "winograd", whole), emit};
+  return te::TensorIntrin{"kiln_conv2d_winograd_f32", stand_in(out, slots, "winograd", !all_inputs(call.args)), emit};
 }
 
 // The whole convolution is one call; the group's element-wise tail runs over its output.
@@ -207,9 +230,11 @@ void register_nn_winograd_ops(OpRegistry& registry) {
   OpDef& conv = registry.add("nn.conv2d_winograd")
                     .describe(
                         "A 3x3, stride-1, dilation-1 convolution of blocked data NCHW{x}c with a weight from "
-                        "nn.winograd_weight_transform, by Winograd's F(4x4, 3x3), into NCHW{out_block}c.")
+                        "nn.winograd_weight_transform, by Winograd's F(4x4, 3x3), into NCHW{out_block}c, plus an "
+                        "optional bias per output channel, clamped to [clamp_min, clamp_max].")
                     .arg("data")
                     .arg("weight")
+                    .arg("bias", /*optional=*/true)
                     .attrs<Conv2DWinogradAttrs>()
                     .set_relation<Conv2DWinogradAttrs>(conv2d_winograd_relation)
                     .set_pattern(OpPattern::kOutEWiseFusable);

@@ -4,6 +4,8 @@
 // compiled form (kiln_conv2d_winograd_f32) does the same arithmetic in float with the products
 // on the panel GEMM.
 #include <array>
+#include <limits>
+#include <optional>
 
 #include "kiln/attrs/winograd.h"
 #include "runtime/kernels/nn/compute_view.h"
@@ -55,7 +57,17 @@ void weight_transform_kernel(const WinogradWeightAttrs& attrs, std::span<const N
   });
 }
 
-// data (N, C/x, H, W, x), U (36, P, C, 32) -> (N, K/y, OH, OW, y).
+// A clamp bound in the output's type: past its range, the infinity of that side (as clip's).
+template <class C>
+C clamp_bound(double bound) {
+  using L = std::numeric_limits<C>;
+  if (bound > static_cast<double>(L::max())) return L::infinity();
+  if (bound < static_cast<double>(L::lowest())) return -L::infinity();
+  return static_cast<C>(bound);
+}
+
+// data (N, C/x, H, W, x), U (36, P, C, 32)[, bias (K)] -> (N, K/y, OH, OW, y): the sum is rounded
+// to the compute type before the bias and the clamp, as the unfused ops round it.
 void conv2d_winograd_kernel(const Conv2DWinogradAttrs& attrs, std::span<const NDArray> inputs,
                             std::span<NDArray> outputs) {
   const Shape& ds = inputs[0].shape();
@@ -67,6 +79,16 @@ void conv2d_winograd_kernel(const Conv2DWinogradAttrs& attrs, std::span<const ND
   dispatch_compute(inputs[0].dtype(), [&](auto tag) {
     using C = decltype(tag);
     ConstView<C> data(inputs[0]), u(inputs[1]);
+    std::optional<ConstView<C>> bias_view;
+    if (inputs.size() > 2) bias_view.emplace(inputs[2]);
+    const C* bias = bias_view ? bias_view->data() : nullptr;
+    const C lo = clamp_bound<C>(attrs.clamp_min), hi = clamp_bound<C>(attrs.clamp_max);
+    auto epilogue = [&](double sum, int64_t k) {
+      C v = static_cast<C>(sum);
+      if (bias) v = static_cast<C>(v + bias[k]);
+      v = v < lo ? lo : v;
+      return v > hi ? hi : v;
+    };
     OutView<C> out(outputs[0]);
     auto at = [&](int64_t image, int64_t c, int64_t row, int64_t col) -> double {
       if (row < 0 || row >= h || col < 0 || col >= w) return 0.0;
@@ -101,7 +123,7 @@ void conv2d_winograd_kernel(const Conv2DWinogradAttrs& attrs, std::span<const ND
                   for (int64_t j = 0; j < kA; ++j)
                     sum += kAT[r][i] * m[static_cast<size_t>((i * kA + j) * out_channels + k)] * kAT[s][j];
                 out.data()[(((image * (out_channels / y) + k / y) * oh + y0 + r) * ow + x0 + s) * y + k % y] =
-                    static_cast<C>(sum);
+                    epilogue(sum, k);
               }
         }
     out.commit();
