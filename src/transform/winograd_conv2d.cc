@@ -9,6 +9,7 @@
 // Epilogue (option `epilogue`, on by default): what follows the rewritten convolution and only it
 // reads folds into the call, which applies it in its output transform instead of a second pass:
 //   add(conv, b) with a constant b of one value per output channel -> conv(x, U, reshape(b, [K]))
+//   add(conv(x, U, b), r) with r of the output's type (a residual) -> conv(x, U, b, r)
 //   relu(conv) / clip(conv) -> conv with clamp_min, clamp_max (once; a later clip stays a clip)
 //
 // Cost rule: per 4x4 tile Winograd does 36 products per channel pair where the direct kernel does
@@ -64,7 +65,7 @@ class WinogradRewriter : public ExprRewriter {
     const std::string& op = call->op()->name;
     if (op == "nn.conv2d") return to_winograd(*call, original, rebuilt);
     if (!options_.epilogue) return rebuilt;
-    if (op == "add") return with_bias(*call, rebuilt);
+    if (op == "add") return with_addend(*call, rebuilt);
     if (op == "nn.relu" || op == "clip") return with_clamp(*call, rebuilt);
     return rebuilt;
   }
@@ -100,24 +101,29 @@ class WinogradRewriter : public ExprRewriter {
   }
 
   // add(conv, bias) or add(bias, conv) with a constant bias of one value per output channel
-  // ((K/y, 1, 1, y) after AlterOpLayout) -> conv with the bias as (K).
-  Expr with_bias(const CallNode& add, const Expr& rebuilt) {
+  // ((K/y, 1, 1, y) after AlterOpLayout) -> conv with the bias as (K); add(conv, r) or add(r, conv)
+  // of a conv with a bias and r of the output's type -> conv with the residual r.
+  Expr with_addend(const CallNode& add, const Expr& rebuilt) {
     for (size_t i = 0; i < 2; ++i) {
-      const CallNode* conv = foldable_winograd(add.args[i], 2);
-      const Expr& bias = add.args[1 - i];
-      if (!conv || !per_channel(tensor_of(bias), tensor_of(add.args[i])) || !variable_free(bias)) continue;
+      const Expr& other = add.args[1 - i];
+      const CallNode* conv = foldable_winograd(add.args[i], 3);
+      if (!conv) continue;
       const auto attrs = attrs_from<Conv2DWinogradAttrs>(conv->attrs, "nn.conv2d_winograd");
-      ReshapeAttrs flat;
-      flat.newshape = {attrs.channels};
-      Expr flat_bias = call_op("reshape", {rewritten(bias)}, flat);
-      return call_op("nn.conv2d_winograd", {conv->args[0], conv->args[1], flat_bias}, attrs);
+      if (conv->args.size() == 2 && per_channel(tensor_of(other), tensor_of(add.args[i])) && variable_free(other)) {
+        ReshapeAttrs flat;
+        flat.newshape = {attrs.channels};
+        Expr flat_bias = call_op("reshape", {rewritten(other)}, flat);
+        return call_op("nn.conv2d_winograd", {conv->args[0], conv->args[1], flat_bias}, attrs);
+      }
+      if (conv->args.size() == 3 && same_type(tensor_of(other), tensor_of(add.args[i])))
+        return call_op("nn.conv2d_winograd", {conv->args[0], conv->args[1], conv->args[2], rewritten(other)}, attrs);
     }
     return rebuilt;
   }
 
   // relu(conv) -> conv with clamp_min 0; clip(conv) -> conv with clip's bounds.
   Expr with_clamp(const CallNode& call, const Expr& rebuilt) {
-    const CallNode* conv = foldable_winograd(call.args[0], 3);
+    const CallNode* conv = foldable_winograd(call.args[0], 4);
     if (!conv) return rebuilt;
     auto attrs = attrs_from<Conv2DWinogradAttrs>(conv->attrs, "nn.conv2d_winograd");
     if (call.op()->name == "clip") {
@@ -128,6 +134,10 @@ class WinogradRewriter : public ExprRewriter {
       attrs.clamp_min = 0;
     }
     return call_op("nn.conv2d_winograd", conv->args, attrs);
+  }
+
+  static bool same_type(const TensorTypeNode* a, const TensorTypeNode* b) {
+    return a && b && a->dtype == b->dtype && a->shape == b->shape;
   }
 
   // A float32 tensor of one value per channel of the blocked output `out` (N, K/y, H, W, y).

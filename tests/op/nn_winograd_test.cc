@@ -47,13 +47,15 @@ Shape out_shape(const ConvCase& c) {
   return {c.n, c.k / c.y, c.h + p[0] + p[2] - 2, c.w + p[1] + p[3] - 2, c.y};
 }
 
-// @main(%x, %w, %b) { relu(nn.conv2d(%x, %w) + %b) } in the blocked layouts AlterOpLayout gives.
+// @main(%x, %r, %w, %b) { relu(nn.conv2d(%x, %w) + %b + %r) } in the blocked layouts
+// AlterOpLayout gives.
 std::string blocked_conv(const ConvCase& c) {
   const std::string x = std::to_string(c.x), y = std::to_string(c.y);
-  return "def @main(%x: Tensor[" + dims(data_shape(c)) + ", float32], %w: Tensor[" + dims(weight_shape(c)) +
-         ", float32], %b: Tensor[" + dims(bias_shape(c)) + ", float32]) { %0 = nn.conv2d(%x, %w, padding=" + c.padding +
-         ", data_layout=\"NCHW" + x + "c\", kernel_layout=\"OIHW" + x + "i" + y + "o\", out_layout=\"NCHW" + y +
-         "c\"); %1 = add(%0, %b); nn.relu(%1) }";
+  return "def @main(%x: Tensor[" + dims(data_shape(c)) + ", float32], %r: Tensor[" + dims(out_shape(c)) +
+         ", float32], %w: Tensor[" + dims(weight_shape(c)) + ", float32], %b: Tensor[" + dims(bias_shape(c)) +
+         ", float32]) { %0 = nn.conv2d(%x, %w, padding=" + c.padding + ", data_layout=\"NCHW" + x +
+         "c\", kernel_layout=\"OIHW" + x + "i" + y + "o\", out_layout=\"NCHW" + y +
+         "c\"); %1 = add(%0, %b); %2 = add(%1, %r); nn.relu(%2) }";
 }
 
 IRModule with_weights(const std::string& text, const NDArray& w, const NDArray& b) {
@@ -87,8 +89,8 @@ const std::vector<ConvCase> kCases = {
     {1, 24, 9, 7, 16, "[1, 1, 1, 1]", 8, 8},    // 8-channel blocks both ways (AVX2's)
 };
 
-// The reference kernels through the pass (FoldConstant evaluates the weight transform; bias and
-// relu fold into the call) against the direct blocked convolution, on the interpreter.
+// The reference kernels through the pass (FoldConstant evaluates the weight transform; bias,
+// residual and relu fold into the call) against the direct blocked convolution, on the interpreter.
 TEST(WinogradConv2D, ReferenceMatchesDirectConvolution) {
   uint32_t seed = 3;
   for (const ConvCase& c : kCases) {
@@ -100,7 +102,10 @@ TEST(WinogradConv2D, ReferenceMatchesDirectConvolution) {
     ASSERT_NE(printed.find("nn.conv2d_winograd"), std::string::npos) << printed;
     ASSERT_EQ(printed.find("nn.winograd_weight_transform"), std::string::npos) << "not folded:\n" << printed;
     ASSERT_EQ(printed.find("nn.relu"), std::string::npos) << "epilogue not folded:\n" << printed;
-    const std::vector<Value> args = {Value(sample_tensor(data_shape(c), seed++))};
+    ASSERT_EQ(printed.find("add("), std::string::npos) << "epilogue not folded:\n" << printed;
+    const std::vector<Value> args = {Value(sample_tensor(data_shape(c), seed)),
+                                     Value(sample_tensor(out_shape(c), seed + 1))};
+    seed += 2;
     expect_close(interpret(mod, "main", args).flatten().at(0), interpret(wino, "main", args).flatten().at(0), 1e-4,
                  1e-5);
   }
@@ -144,27 +149,29 @@ CompareOptions winograd_inputs() {
 }
 
 // The compiled kernel against the reference kernel, in turn with a folded bias and relu, a folded
-// bias and a clamp of both sides, and no bias with a residual add and relu that FuseOps gives it.
+// bias and a clamp of both sides, a folded bias, residual and relu, and no bias with a residual add
+// and relu that FuseOps gives it.
 TEST(WinogradConv2DCompute, CompiledMatchesReference) {
   const CompareOptions tol = winograd_inputs();
   for (size_t i = 0; i < kCases.size(); ++i) {
     const ConvCase& c = kCases[i];
     const std::string panels = std::to_string((c.k + 31) / 32), k = std::to_string(c.k);
-    const std::string out = dims(out_shape(c));
+    const std::string bias = "%p2: Tensor[(" + k + "), float32]", out = "Tensor[" + dims(out_shape(c)) + ", float32]";
     std::string fn = "fn (%p0: Tensor[" + dims(data_shape(c)) + ", float32], %p1: Tensor[(36, " + panels + ", " +
                      std::to_string(c.c) + ", 32), float32], ";
-    const std::string call = "nn.conv2d_winograd(%p0, %p1, ";
     const std::string attrs = "padding=" + c.padding + ", channels=" + k + ", out_block=" + std::to_string(c.y);
-    switch ((i + 1) % 3) {
-      case 0:
-        fn += "%p2: Tensor[(" + k + "), float32], Primitive=1) { " + call + "%p2, " + attrs + ", clamp_min=0f) }";
-        break;
+    switch ((i + 1) % 4) {
+      case 0: fn += bias + ", Primitive=1) { nn.conv2d_winograd(%p0, %p1, %p2, " + attrs + ", clamp_min=0f) }"; break;
       case 1:
-        fn += "%p2: Tensor[(" + k + "), float32], Primitive=1) { " + call + "%p2, " + attrs +
+        fn += bias + ", Primitive=1) { nn.conv2d_winograd(%p0, %p1, %p2, " + attrs +
               ", clamp_min=-0.25f, clamp_max=0.25f) }";
         break;
+      case 2:
+        fn += bias + ", %p3: " + out + ", Primitive=1) { nn.conv2d_winograd(%p0, %p1, %p2, %p3, " + attrs +
+              ", clamp_min=0f) }";
+        break;
       default:
-        fn += "%p2: Tensor[" + out + ", float32], Primitive=1) { %0 = " + call + attrs +
+        fn += "%p2: " + out + ", Primitive=1) { %0 = nn.conv2d_winograd(%p0, %p1, " + attrs +
               "); %1 = add(%0, %p2); nn.relu(%1) }";
     }
     SCOPED_TRACE(fn);
@@ -183,7 +190,8 @@ TEST(WinogradConv2DCompute, FusedProducer) {
                                       tol);
 }
 
-// Golden IR: the pass without its FoldConstant; the bias (as (K)) and the relu fold into the call.
+// Golden IR: the pass without its FoldConstant; the bias (as (K)), the residual and the relu fold
+// into the call.
 TEST(WinogradConv2D, RewritesTheBlockedConvolution) {
   const ConvCase c{1, 16, 8, 8, 32, "[1, 1, 1, 1]"};
   const NDArray w = sample_tensor(weight_shape(c), 5), b = sample_tensor(bias_shape(c), 6);
@@ -191,10 +199,12 @@ TEST(WinogradConv2D, RewritesTheBlockedConvolution) {
   options.force = true;
   IRModule got = winograd_conv2d_pass(with_weights(blocked_conv(c), w, b), options, /*fold=*/false);
   IRModule want = infer_types(with_weights(R"(def @main(%x: Tensor[(1, 1, 8, 8, 16), float32],
-      %w: Tensor[(2, 1, 3, 3, 16, 16), float32], %b: Tensor[(2, 1, 1, 16), float32]) {
+      %r: Tensor[(1, 2, 8, 8, 16), float32], %w: Tensor[(2, 1, 3, 3, 16, 16), float32],
+      %b: Tensor[(2, 1, 1, 16), float32]) {
         %0 = nn.winograd_weight_transform(%w, out_channels=32);
         %1 = reshape(%b, newshape=[32], allowzero=0);
-        nn.conv2d_winograd(%x, %0, %1, padding=[1, 1, 1, 1], channels=32, out_block=16, clamp_min=0f, clamp_max=inff) })",
+        nn.conv2d_winograd(%x, %0, %1, %r, padding=[1, 1, 1, 1], channels=32, out_block=16, clamp_min=0f,
+                           clamp_max=inff) })",
                                            w, b));
   EXPECT_TRUE(structural_equal(got, want)) << "got:\n" << print_module(got) << "\nwant:\n" << print_module(want);
 }
@@ -214,8 +224,9 @@ std::string with_tail(const std::string& tail, const Shape& bias, const Winograd
   return printed.substr(0, printed.find("#[metadata]"));
 }
 
-// What the epilogue takes: a bias of one value per channel, then a relu or clip, each only when
-// the convolution's value has no other reader; a residual add and what follows it stay outside.
+// What the epilogue takes: a bias of one value per channel, then a residual of the output's type,
+// then a relu or clip, each only when the convolution's value has no other reader; a residual
+// without a bias before it stays outside.
 TEST(WinogradConv2D, FoldsOnlyAnEpilogueTheConvolutionAloneFeeds) {
   WinogradConv2DOptions options;
   options.force = true;
@@ -224,9 +235,14 @@ TEST(WinogradConv2D, FoldsOnlyAnEpilogueTheConvolutionAloneFeeds) {
   EXPECT_NE(clip.find("newshape=[32]"), std::string::npos) << clip;
   EXPECT_NE(clip.find("clamp_min=0f, clamp_max=6f"), std::string::npos) << clip;
   EXPECT_EQ(clip.find("clip("), std::string::npos) << clip;
-  const std::string residual = with_tail("%1 = add(%0, %b); %2 = add(%1, %r); nn.relu(%2)", per_channel, options);
+  const std::string residual = with_tail("%1 = add(%0, %b); %2 = add(%r, %1); nn.relu(%2)", per_channel, options);
   EXPECT_NE(residual.find("newshape=[32]"), std::string::npos) << residual;
-  EXPECT_NE(residual.find("nn.relu("), std::string::npos) << residual;
+  EXPECT_NE(residual.find(", %r, padding="), std::string::npos) << residual;
+  EXPECT_EQ(residual.find("add("), std::string::npos) << residual;
+  EXPECT_EQ(residual.find("nn.relu("), std::string::npos) << residual;
+  const std::string no_bias = with_tail("%1 = add(%0, %r); nn.relu(%1)", per_channel, options);
+  EXPECT_NE(no_bias.find("add("), std::string::npos) << no_bias;
+  EXPECT_NE(no_bias.find("nn.relu("), std::string::npos) << no_bias;
   const std::string twice = with_tail("%1 = nn.relu(%0); clip(%1, a_min=-1f, a_max=1f)", per_channel, options);
   EXPECT_NE(twice.find("clamp_min=0f, clamp_max=inff"), std::string::npos) << twice;
   EXPECT_NE(twice.find("clip("), std::string::npos) << twice;

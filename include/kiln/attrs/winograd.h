@@ -30,7 +30,8 @@ struct WinogradWeightAttrs {
 
 // A 3x3, stride-1, dilation-1, groups-1 float32 convolution of blocked data NCHW{x}c with a
 // weight from nn.winograd_weight_transform, into NCHW{out_block}c, plus an optional per-channel
-// bias, then clamped to [clamp_min, clamp_max] as clip does (a folded relu: clamp_min=0).
+// bias, plus an optional residual of the output's type, then clamped to [clamp_min, clamp_max]
+// as clip does (a folded relu: clamp_min=0).
 struct Conv2DWinogradAttrs {
   std::vector<int64_t> padding{0, 0, 0, 0};
   int64_t channels = 0;
@@ -43,7 +44,7 @@ struct Conv2DWinogradAttrs {
     v("padding", padding, "Zero padding: [top, left, bottom, right].");
     v("channels", channels, "Output channels.", kRequired);
     v("out_block", out_block, "Channels per block of the output, NCHW{out_block}c.", kRequired);
-    v("clamp_min", clamp_min, "Lower bound of the output (after the bias); NaN stays NaN.");
+    v("clamp_min", clamp_min, "Lower bound of the output (after bias and residual); NaN stays NaN.");
     v("clamp_max", clamp_max, "Upper bound, applied after the lower one.");
   }
   bool clamps() const {

@@ -1065,9 +1065,9 @@ static inline int32_t kiln_rnn_seq_f32(int64_t seq, int64_t batch, int64_t hidde
  *   2. multiplies each of the 36 by its U (channels x out_channels) on the panel GEMM, M = V U;
  *   3. transforms each tile's 36 vectors of M back to 4x4 outputs, Y = A^T M A, dropping the
  *      positions past the output's edge, and applies the epilogue before the store: plus
- *      bias[channel] (bias may be NULL), then clamped to [lo, hi] (lower bound first, NaN stays:
- *      a folded relu or clip; -INFINITY, INFINITY for none). Folded here the tail costs no
- *      second pass over the output.
+ *      bias[channel] and plus residual[position] (each may be NULL; the residual is laid out as
+ *      out), then clamped to [lo, hi] (lower bound first, NaN stays: a folded relu or clip;
+ *      -INFINITY, INFINITY for none). Folded here the tail costs no second pass over the output.
  * Per output that is 36 / 16 = 2.25 products per (input, output) channel pair instead of 9.
  * Tasks run on the executor's pool. Returns 0, or -1 when the scratch cannot be allocated. */
 #define KILN_WINO_ALPHA 6
@@ -1115,14 +1115,18 @@ typedef struct KilnWinograd {
   int64_t tiles_h, tiles_w, tiles, block, kc;
   const float* data;
   const float* u;
-  const float* bias; /* out_channels values, or NULL */
-  float lo, hi;      /* the clamp after the bias */
+  const float* bias;     /* out_channels values, or NULL */
+  const float* residual; /* added after the bias: shaped as out, or NULL */
+  float lo, hi;          /* the clamp after the bias and the residual */
   float* out;
 } KilnWinograd;
 
-/* The epilogue of one value of channel block lane l: v + bias[l], clamped as clip does. */
-static inline float kiln_wino_epilogue(const KilnWinograd* s, const float* bias, int64_t l, float v) {
+/* The epilogue of one value of channel block lane l at offset i of its plane: v + bias[l] +
+ * residual[i], clamped as clip does. */
+static inline float kiln_wino_epilogue(const KilnWinograd* s, const float* bias, const float* residual, int64_t l,
+                                       int64_t i, float v) {
   if (bias) v += bias[l];
+  if (residual) v += residual[i];
   v = v < s->lo ? s->lo : v;
   return v > s->hi ? s->hi : v;
 }
@@ -1152,18 +1156,20 @@ static inline void kiln_wino_input_tile(const KilnWinograd* s, const float* KILN
 }
 
 /* Y of one tile and output channel block from the 36 vectors at m + point * m_stride; `bias` is the
- * block's y values or NULL. */
+ * block's y values or NULL, `residual` the block's plane of the residual or NULL. */
 static inline void kiln_wino_output_tile(const KilnWinograd* s, const float* KILN_RESTRICT m, int64_t m_stride,
-                                         const float* bias, float* KILN_RESTRICT plane, int64_t y0, int64_t x0,
-                                         int64_t y) {
+                                         const float* bias, const float* residual, float* KILN_RESTRICT plane,
+                                         int64_t y0, int64_t x0, int64_t y) {
   float cols[4 * KILN_WINO_ALPHA * KILN_WINO_MAX_LANES], tile[16 * KILN_WINO_MAX_LANES];
   for (int64_t j = 0; j < KILN_WINO_ALPHA; ++j)
     kiln_wino_at6(m + j * m_stride, KILN_WINO_ALPHA * m_stride, cols + j * y, KILN_WINO_ALPHA * y, y);
   for (int64_t r = 0; r < 4; ++r) kiln_wino_at6(cols + r * KILN_WINO_ALPHA * y, y, tile + r * 4 * y, y, y);
   for (int64_t r = 0; r < 4 && y0 + r < s->oh; ++r)
     for (int64_t c = 0; c < 4 && x0 + c < s->ow; ++c)
-      for (int64_t l = 0; l < y; ++l)
-        plane[((y0 + r) * s->ow + x0 + c) * y + l] = kiln_wino_epilogue(s, bias, l, tile[(r * 4 + c) * y + l]);
+      for (int64_t l = 0; l < y; ++l) {
+        const int64_t i = ((y0 + r) * s->ow + x0 + c) * y + l;
+        plane[i] = kiln_wino_epilogue(s, bias, residual, l, i, tile[(r * 4 + c) * y + l]);
+      }
 }
 
 /* The transforms of whole-vector blocks in explicit vectors, six points of a column or row in
@@ -1175,62 +1181,66 @@ static inline void kiln_wino_output_tile(const KilnWinograd* s, const float* KIL
  * MAXPS and MINPS return their second operand when one is NaN, so NaN stays NaN as in clip.
  * KILN_WINO_VECTOR_TRANSFORMS defines kiln_wino_input_tile<L> and kiln_wino_output_tile<L> for
  * one vector type. */
-#define KILN_WINO_VECTOR_TRANSFORMS(L, V, LOAD, STORE, FMA, ADD, SUB, MIN, MAX, ZERO, SET1)                            \
-  static inline __attribute__((always_inline)) void kiln_wino_bt6_v##L(V d0, V d1, V d2, V d3, V d4, V d5,             \
-                                                                       float* KILN_RESTRICT r, int64_t rs) {           \
-    const V a = FMA(SET1(-4.0f), d2, d4), b = FMA(SET1(-4.0f), d1, d3), c = SUB(d4, d2), e = SUB(d3, d1);              \
-    STORE(r, FMA(SET1(4.0f), d0, FMA(SET1(-5.0f), d2, d4)));                                                           \
-    STORE(r + rs, ADD(a, b));                                                                                          \
-    STORE(r + 2 * rs, SUB(a, b));                                                                                      \
-    STORE(r + 3 * rs, FMA(SET1(2.0f), e, c));                                                                          \
-    STORE(r + 4 * rs, FMA(SET1(-2.0f), e, c));                                                                         \
-    STORE(r + 5 * rs, FMA(SET1(4.0f), d1, FMA(SET1(-5.0f), d3, d5)));                                                  \
-  }                                                                                                                    \
-  static inline void kiln_wino_input_tile##L(const KilnWinograd* s, const float* KILN_RESTRICT image, int64_t y0,      \
-                                             int64_t x0, float* KILN_RESTRICT v, int64_t v_stride) {                   \
-    float rows[KILN_WINO_POINTS * L] __attribute__((aligned(64)));                                                     \
-    const int inside = y0 >= 0 && x0 >= 0 && y0 + KILN_WINO_ALPHA <= s->h && x0 + KILN_WINO_ALPHA <= s->w;             \
-    for (int64_t j = 0; j < KILN_WINO_ALPHA; ++j) {                                                                    \
-      V d[KILN_WINO_ALPHA];                                                                                            \
-      const int64_t xx = x0 + j;                                                                                       \
-      for (int64_t i = 0; i < KILN_WINO_ALPHA; ++i) {                                                                  \
-        const int64_t yy = y0 + i;                                                                                     \
-        const int tap_inside = inside || (yy >= 0 && yy < s->h && xx >= 0 && xx < s->w);                               \
-        d[i] = tap_inside ? LOAD(image + (yy * s->w + xx) * L) : ZERO();                                               \
-      }                                                                                                                \
-      kiln_wino_bt6_v##L(d[0], d[1], d[2], d[3], d[4], d[5], rows + j * L, KILN_WINO_ALPHA * L);                       \
-    }                                                                                                                  \
-    for (int64_t i = 0; i < KILN_WINO_ALPHA; ++i) {                                                                    \
-      const float* r = rows + i * KILN_WINO_ALPHA * L;                                                                 \
-      kiln_wino_bt6_v##L(LOAD(r), LOAD(r + L), LOAD(r + 2 * L), LOAD(r + 3 * L), LOAD(r + 4 * L), LOAD(r + 5 * L),     \
-                         v + i * KILN_WINO_ALPHA * v_stride, v_stride);                                                \
-    }                                                                                                                  \
-  }                                                                                                                    \
-  static inline __attribute__((always_inline)) void kiln_wino_at6_v##L(const V* m, V* o) {                             \
-    const V s12 = ADD(m[1], m[2]), d12 = SUB(m[1], m[2]), s34 = ADD(m[3], m[4]), d34 = SUB(m[3], m[4]);                \
-    o[0] = ADD(ADD(m[0], s12), s34);                                                                                   \
-    o[1] = FMA(SET1(2.0f), d34, d12);                                                                                  \
-    o[2] = FMA(SET1(4.0f), s34, s12);                                                                                  \
-    o[3] = FMA(SET1(8.0f), d34, ADD(d12, m[5]));                                                                       \
-  }                                                                                                                    \
-  static inline void kiln_wino_output_tile##L(const KilnWinograd* s, const float* KILN_RESTRICT m, int64_t m_stride,   \
-                                              const float* bias, float* KILN_RESTRICT plane, int64_t y0, int64_t x0) { \
-    float cols[4 * KILN_WINO_ALPHA * L] __attribute__((aligned(64)));                                                  \
-    const V b = bias ? LOAD(bias) : ZERO(), lo = SET1(s->lo), hi = SET1(s->hi);                                        \
-    for (int64_t j = 0; j < KILN_WINO_ALPHA; ++j) {                                                                    \
-      V in[KILN_WINO_ALPHA], out[4];                                                                                   \
-      for (int64_t i = 0; i < KILN_WINO_ALPHA; ++i) in[i] = LOAD(m + (i * KILN_WINO_ALPHA + j) * m_stride);            \
-      kiln_wino_at6_v##L(in, out);                                                                                     \
-      for (int64_t r = 0; r < 4; ++r) STORE(cols + (r * KILN_WINO_ALPHA + j) * L, out[r]);                             \
-    }                                                                                                                  \
-    for (int64_t r = 0; r < 4 && y0 + r < s->oh; ++r) {                                                                \
-      V in[KILN_WINO_ALPHA], out[4];                                                                                   \
-      for (int64_t j = 0; j < KILN_WINO_ALPHA; ++j) in[j] = LOAD(cols + (r * KILN_WINO_ALPHA + j) * L);                \
-      kiln_wino_at6_v##L(in, out);                                                                                     \
-      float* row = plane + ((y0 + r) * s->ow + x0) * L;                                                                \
-      for (int64_t c = 0; c < 4 && x0 + c < s->ow; ++c)                                                                \
-        STORE(row + c * L, MIN(hi, MAX(lo, bias ? ADD(out[c], b) : out[c])));                                          \
-    }                                                                                                                  \
+#define KILN_WINO_VECTOR_TRANSFORMS(L, V, LOAD, STORE, FMA, ADD, SUB, MIN, MAX, ZERO, SET1)                          \
+  static inline __attribute__((always_inline)) void kiln_wino_bt6_v##L(V d0, V d1, V d2, V d3, V d4, V d5,           \
+                                                                       float* KILN_RESTRICT r, int64_t rs) {         \
+    const V a = FMA(SET1(-4.0f), d2, d4), b = FMA(SET1(-4.0f), d1, d3), c = SUB(d4, d2), e = SUB(d3, d1);            \
+    STORE(r, FMA(SET1(4.0f), d0, FMA(SET1(-5.0f), d2, d4)));                                                         \
+    STORE(r + rs, ADD(a, b));                                                                                        \
+    STORE(r + 2 * rs, SUB(a, b));                                                                                    \
+    STORE(r + 3 * rs, FMA(SET1(2.0f), e, c));                                                                        \
+    STORE(r + 4 * rs, FMA(SET1(-2.0f), e, c));                                                                       \
+    STORE(r + 5 * rs, FMA(SET1(4.0f), d1, FMA(SET1(-5.0f), d3, d5)));                                                \
+  }                                                                                                                  \
+  static inline void kiln_wino_input_tile##L(const KilnWinograd* s, const float* KILN_RESTRICT image, int64_t y0,    \
+                                             int64_t x0, float* KILN_RESTRICT v, int64_t v_stride) {                 \
+    float rows[KILN_WINO_POINTS * L] __attribute__((aligned(64)));                                                   \
+    const int inside = y0 >= 0 && x0 >= 0 && y0 + KILN_WINO_ALPHA <= s->h && x0 + KILN_WINO_ALPHA <= s->w;           \
+    for (int64_t j = 0; j < KILN_WINO_ALPHA; ++j) {                                                                  \
+      V d[KILN_WINO_ALPHA];                                                                                          \
+      const int64_t xx = x0 + j;                                                                                     \
+      for (int64_t i = 0; i < KILN_WINO_ALPHA; ++i) {                                                                \
+        const int64_t yy = y0 + i;                                                                                   \
+        const int tap_inside = inside || (yy >= 0 && yy < s->h && xx >= 0 && xx < s->w);                             \
+        d[i] = tap_inside ? LOAD(image + (yy * s->w + xx) * L) : ZERO();                                             \
+      }                                                                                                              \
+      kiln_wino_bt6_v##L(d[0], d[1], d[2], d[3], d[4], d[5], rows + j * L, KILN_WINO_ALPHA * L);                     \
+    }                                                                                                                \
+    for (int64_t i = 0; i < KILN_WINO_ALPHA; ++i) {                                                                  \
+      const float* r = rows + i * KILN_WINO_ALPHA * L;                                                               \
+      kiln_wino_bt6_v##L(LOAD(r), LOAD(r + L), LOAD(r + 2 * L), LOAD(r + 3 * L), LOAD(r + 4 * L), LOAD(r + 5 * L),   \
+                         v + i * KILN_WINO_ALPHA * v_stride, v_stride);                                              \
+    }                                                                                                                \
+  }                                                                                                                  \
+  static inline __attribute__((always_inline)) void kiln_wino_at6_v##L(const V* m, V* o) {                           \
+    const V s12 = ADD(m[1], m[2]), d12 = SUB(m[1], m[2]), s34 = ADD(m[3], m[4]), d34 = SUB(m[3], m[4]);              \
+    o[0] = ADD(ADD(m[0], s12), s34);                                                                                 \
+    o[1] = FMA(SET1(2.0f), d34, d12);                                                                                \
+    o[2] = FMA(SET1(4.0f), s34, s12);                                                                                \
+    o[3] = FMA(SET1(8.0f), d34, ADD(d12, m[5]));                                                                     \
+  }                                                                                                                  \
+  static inline void kiln_wino_output_tile##L(const KilnWinograd* s, const float* KILN_RESTRICT m, int64_t m_stride, \
+                                              const float* bias, const float* residual, float* KILN_RESTRICT plane,  \
+                                              int64_t y0, int64_t x0) {                                              \
+    float cols[4 * KILN_WINO_ALPHA * L] __attribute__((aligned(64)));                                                \
+    const V b = bias ? LOAD(bias) : ZERO(), lo = SET1(s->lo), hi = SET1(s->hi);                                      \
+    for (int64_t j = 0; j < KILN_WINO_ALPHA; ++j) {                                                                  \
+      V in[KILN_WINO_ALPHA], out[4];                                                                                 \
+      for (int64_t i = 0; i < KILN_WINO_ALPHA; ++i) in[i] = LOAD(m + (i * KILN_WINO_ALPHA + j) * m_stride);          \
+      kiln_wino_at6_v##L(in, out);                                                                                   \
+      for (int64_t r = 0; r < 4; ++r) STORE(cols + (r * KILN_WINO_ALPHA + j) * L, out[r]);                           \
+    }                                                                                                                \
+    for (int64_t r = 0; r < 4 && y0 + r < s->oh; ++r) {                                                              \
+      V in[KILN_WINO_ALPHA], out[4];                                                                                 \
+      for (int64_t j = 0; j < KILN_WINO_ALPHA; ++j) in[j] = LOAD(cols + (r * KILN_WINO_ALPHA + j) * L);              \
+      kiln_wino_at6_v##L(in, out);                                                                                   \
+      const int64_t row = ((y0 + r) * s->ow + x0) * L;                                                               \
+      for (int64_t c = 0; c < 4 && x0 + c < s->ow; ++c) {                                                            \
+        V v = bias ? ADD(out[c], b) : out[c];                                                                        \
+        if (residual) v = ADD(v, LOAD(residual + row + c * L));                                                      \
+        STORE(plane + row + c * L, MIN(hi, MAX(lo, v)));                                                             \
+      }                                                                                                              \
+    }                                                                                                                \
   }
 
 #if defined(__AVX512F__)
@@ -1270,21 +1280,21 @@ static inline void kiln_wino_input_tile_for(const KilnWinograd* s, const float* 
 }
 
 static inline void kiln_wino_output_tile_for(const KilnWinograd* s, const float* KILN_RESTRICT m, int64_t m_stride,
-                                             const float* bias, float* KILN_RESTRICT plane, int64_t y0, int64_t x0,
-                                             int64_t y) {
+                                             const float* bias, const float* residual, float* KILN_RESTRICT plane,
+                                             int64_t y0, int64_t x0, int64_t y) {
 #if defined(__AVX512F__)
   if (y == 16) {
-    kiln_wino_output_tile16(s, m, m_stride, bias, plane, y0, x0);
+    kiln_wino_output_tile16(s, m, m_stride, bias, residual, plane, y0, x0);
     return;
   }
 #endif
 #if defined(__AVX2__) && defined(__FMA__)
   if (y == 8) {
-    kiln_wino_output_tile8(s, m, m_stride, bias, plane, y0, x0);
+    kiln_wino_output_tile8(s, m, m_stride, bias, residual, plane, y0, x0);
     return;
   }
 #endif
-  kiln_wino_output_tile(s, m, m_stride, bias, plane, y0, x0, y);
+  kiln_wino_output_tile(s, m, m_stride, bias, residual, plane, y0, x0, y);
 }
 
 /* x and y are passed as literals where they are 16 or 8, so that the GEMM and the lane loops see constants. */
@@ -1307,9 +1317,11 @@ static inline void kiln_wino_task_body(const KilnWinograd* s, int64_t t0, int64_
   for (int64_t t = 0; t < rows; ++t) {
     int64_t image, ty, tx;
     kiln_wino_tile_origin(s, t0 + t, &image, &ty, &tx);
-    for (int64_t o = 0; o < s->ob; ++o)
+    for (int64_t o = 0; o < s->ob; ++o) {
+      const int64_t plane = (image * s->ob + o) * s->oh * s->ow * y;
       kiln_wino_output_tile_for(s, m + t * kp + o * y, block * kp, s->bias ? s->bias + o * y : NULL,
-                                s->out + (image * s->ob + o) * s->oh * s->ow * y, ty * 4, tx * 4, y);
+                                s->residual ? s->residual + plane : NULL, s->out + plane, ty * 4, tx * 4, y);
+    }
   }
 }
 
@@ -1334,7 +1346,8 @@ static inline int32_t kiln_wino_task(int64_t task, int64_t num_tasks, void* env)
 static inline int32_t kiln_conv2d_winograd_f32(int64_t n, int64_t cb, int64_t h, int64_t w, int64_t x, int64_t ob,
                                                int64_t oh, int64_t ow, int64_t y, int64_t pad_top, int64_t pad_left,
                                                int64_t block, int64_t kc, const float* data, const float* u,
-                                               const float* bias, float lo, float hi, float* out) {
+                                               const float* bias, const float* residual, float lo, float hi,
+                                               float* out) {
   if (x > KILN_WINO_MAX_LANES || y > KILN_WINO_MAX_LANES) return -1;
   KilnWinograd s;
   s.n = n;
@@ -1359,6 +1372,7 @@ static inline int32_t kiln_conv2d_winograd_f32(int64_t n, int64_t cb, int64_t h,
   s.data = data;
   s.u = u;
   s.bias = bias;
+  s.residual = residual;
   s.lo = lo;
   s.hi = hi;
   s.out = out;

@@ -8,10 +8,10 @@
 // Compiled, nn.conv2d_winograd is one call of kiln_conv2d_winograd_f32
 // (kiln/runtime/microkernels.h: input transform per tile, 36 products on the panel GEMM, output
 // transform). The algorithm has no te form worth lowering, so the compute is a stand-in that
-// names the operands and the output and the schedule tensorizes its whole nest. The bias and the
-// clamp (a relu or clip) that WinogradConv2D folds into the call are applied by the kernel's
-// output transform before its store; element-wise ops FuseOps adds after it (a residual add) are
-// stages over its output, a second pass.
+// names the operands and the output and the schedule tensorizes its whole nest. The bias, the
+// residual and the clamp (a relu or clip) that WinogradConv2D folds into the call are applied by
+// the kernel's output transform before its store; other element-wise ops FuseOps adds after it
+// are stages over its output, a second pass.
 #include <algorithm>
 
 #include "kiln/attrs/winograd.h"
@@ -73,7 +73,16 @@ Type conv2d_winograd_relation(const std::vector<Type>& args, const Conv2DWinogra
   const auto& p = attrs.padding;
   const int64_t out_h = window_extent("height", x, x[2], 3, 1, 1, p[0], p[2]);
   const int64_t out_w = window_extent("width", x, x[3], 3, 1, 1, p[1], p[3]);
-  return tensor_type({x[0], attrs.channels / attrs.out_block, out_h, out_w, attrs.out_block}, data.dtype);
+  Type out = tensor_type({x[0], attrs.channels / attrs.out_block, out_h, out_w, attrs.out_block}, data.dtype);
+  if (args.size() > 3) {
+    const TensorTypeNode& residual = arg_tensor(args, 3, "residual");
+    const TensorTypeNode& want = *as_tensor(out);
+    if (residual.dtype != want.dtype || residual.shape != want.shape)
+      throw std::move(Error("argument 'residual' must have the output's type")
+                          .expected(cat(dtype_name(want.dtype), " ", shape_str(want.shape)),
+                                    cat(dtype_name(residual.dtype), " ", shape_str(residual.shape))));
+  }
+  return out;
 }
 
 // The stand-in reads the operands in order, so the call receives them in that order. Operands in
@@ -165,7 +174,8 @@ te::TensorIntrin winograd_intrin(const ComputeInput& call, const Conv2DWinogradA
       args.push_back(PrimExpr(v));
     args.push_back(in.at(0).pointer());
     args.push_back(in.at(1).pointer());
-    args.push_back(in.size() > 2 ? in[2].pointer() : PrimExpr(int64_t{0}));  // 0: a null bias
+    for (size_t i = 2; i < 4; ++i)  // bias, residual; 0 is a null pointer
+      args.push_back(i < in.size() ? in[i].pointer() : PrimExpr(int64_t{0}));
     args.push_back(tir::make_const(DType::kFloat32, lo));
     args.push_back(tir::make_const(DType::kFloat32, hi));
     args.push_back(o.pointer());
@@ -231,10 +241,12 @@ void register_nn_winograd_ops(OpRegistry& registry) {
                     .describe(
                         "A 3x3, stride-1, dilation-1 convolution of blocked data NCHW{x}c with a weight from "
                         "nn.winograd_weight_transform, by Winograd's F(4x4, 3x3), into NCHW{out_block}c, plus an "
-                        "optional bias per output channel, clamped to [clamp_min, clamp_max].")
+                        "optional bias per output channel and an optional residual of the output's type, clamped to "
+                        "[clamp_min, clamp_max].")
                     .arg("data")
                     .arg("weight")
                     .arg("bias", /*optional=*/true)
+                    .arg("residual", /*optional=*/true)
                     .attrs<Conv2DWinogradAttrs>()
                     .set_relation<Conv2DWinogradAttrs>(conv2d_winograd_relation)
                     .set_pattern(OpPattern::kOutEWiseFusable);

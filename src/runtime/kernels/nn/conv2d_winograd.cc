@@ -66,8 +66,9 @@ C clamp_bound(double bound) {
   return static_cast<C>(bound);
 }
 
-// data (N, C/x, H, W, x), U (36, P, C, 32)[, bias (K)] -> (N, K/y, OH, OW, y): the sum is rounded
-// to the compute type before the bias and the clamp, as the unfused ops round it.
+// data (N, C/x, H, W, x), U (36, P, C, 32)[, bias (K)[, residual]] -> (N, K/y, OH, OW, y): the sum
+// is rounded to the compute type before the bias, the residual and the clamp, as the unfused ops
+// round it.
 void conv2d_winograd_kernel(const Conv2DWinogradAttrs& attrs, std::span<const NDArray> inputs,
                             std::span<NDArray> outputs) {
   const Shape& ds = inputs[0].shape();
@@ -79,13 +80,16 @@ void conv2d_winograd_kernel(const Conv2DWinogradAttrs& attrs, std::span<const ND
   dispatch_compute(inputs[0].dtype(), [&](auto tag) {
     using C = decltype(tag);
     ConstView<C> data(inputs[0]), u(inputs[1]);
-    std::optional<ConstView<C>> bias_view;
+    std::optional<ConstView<C>> bias_view, residual_view;
     if (inputs.size() > 2) bias_view.emplace(inputs[2]);
+    if (inputs.size() > 3) residual_view.emplace(inputs[3]);
     const C* bias = bias_view ? bias_view->data() : nullptr;
+    const C* residual = residual_view ? residual_view->data() : nullptr;
     const C lo = clamp_bound<C>(attrs.clamp_min), hi = clamp_bound<C>(attrs.clamp_max);
-    auto epilogue = [&](double sum, int64_t k) {
+    auto epilogue = [&](double sum, int64_t k, int64_t i) {
       C v = static_cast<C>(sum);
       if (bias) v = static_cast<C>(v + bias[k]);
+      if (residual) v = static_cast<C>(v + residual[i]);
       v = v < lo ? lo : v;
       return v > hi ? hi : v;
     };
@@ -122,8 +126,8 @@ void conv2d_winograd_kernel(const Conv2DWinogradAttrs& attrs, std::span<const ND
                 for (int64_t i = 0; i < kA; ++i)
                   for (int64_t j = 0; j < kA; ++j)
                     sum += kAT[r][i] * m[static_cast<size_t>((i * kA + j) * out_channels + k)] * kAT[s][j];
-                out.data()[(((image * (out_channels / y) + k / y) * oh + y0 + r) * ow + x0 + s) * y + k % y] =
-                    epilogue(sum, k);
+                const int64_t i = (((image * (out_channels / y) + k / y) * oh + y0 + r) * ow + x0 + s) * y + k % y;
+                out.data()[i] = epilogue(sum, k, i);
               }
         }
     out.commit();
