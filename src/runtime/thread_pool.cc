@@ -13,6 +13,7 @@
 #endif
 
 #include "kiln/support/error.h"
+#include "runtime/workspace.h"
 
 namespace kiln {
 
@@ -262,19 +263,10 @@ int32_t api_parallel_for(int64_t num_tasks, kiln_parallel_body body, void* env) 
   }
 }
 
-void* api_workspace_alloc(int64_t nbytes) {
-  constexpr size_t kAlignment = 64;
-  if (nbytes < 0) return nullptr;
-  const size_t rounded = (std::max<size_t>(static_cast<size_t>(nbytes), 1) + kAlignment - 1) / kAlignment * kAlignment;
-  return std::aligned_alloc(kAlignment, rounded);
-}
-
-void api_workspace_free(void* ptr) { std::free(ptr); }
-
 }  // namespace
 
 const KilnRuntimeApi* kiln_runtime_api_table() {
-  static const KilnRuntimeApi table{api_parallel_for, api_workspace_alloc, api_workspace_free};
+  static const KilnRuntimeApi table{api_parallel_for, workspace_alloc, workspace_free};
   return &table;
 }
 

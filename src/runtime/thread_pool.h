@@ -90,7 +90,7 @@ class ThreadPool {
 };
 
 // The table installed into every loaded lib.so: parallel_for runs on ThreadPool::current()
-// (inline when there is none), workspace_alloc gives 64-byte aligned memory.
+// (inline when there is none), workspace_alloc / workspace_free are runtime/workspace.h's.
 const KilnRuntimeApi* kiln_runtime_api_table();
 
 }  // namespace kiln

@@ -732,6 +732,25 @@ KILN_DEFINE_IGEMM_NN(8, 32)
 extern const KilnRuntimeApi* kiln_runtime_api;
 #endif
 
+/* Scratch of a call or task: the runtime's workspace (kept per thread for the next request that
+ * fits, runtime/workspace.h) where a loader installed it, else malloc. */
+static inline void* kiln_scratch_alloc(int64_t nbytes) {
+#ifndef __cplusplus
+  if (kiln_runtime_api) return kiln_runtime_api->workspace_alloc(nbytes);
+#endif
+  return malloc((size_t)nbytes);
+}
+
+static inline void kiln_scratch_free(void* p) {
+#ifndef __cplusplus
+  if (kiln_runtime_api) {
+    kiln_runtime_api->workspace_free(p);
+    return;
+  }
+#endif
+  free(p);
+}
+
 static inline int32_t kiln_rec_parallel(int64_t tasks, kiln_parallel_body body, void* env) {
 #ifndef __cplusplus
   if (tasks > 1 && kiln_runtime_api) return kiln_runtime_api->parallel_for(tasks, body, env);
@@ -1002,7 +1021,7 @@ static inline int32_t kiln_rec_sequence_f32(int64_t seq, int64_t batch, int64_t 
   s.hp = KILN_REC_HP(hidden);
   s.gates = gates;
   s.tasks = kiln_rec_tasks(batch, hidden, gates);
-  float* scratch = (float*)malloc((size_t)(batch * gates * s.hp + 4 * bh) * sizeof(float));
+  float* scratch = (float*)kiln_scratch_alloc((batch * gates * s.hp + 4 * bh) * (int64_t)sizeof(float));
   if (!scratch) return -1;
   float* h = scratch + batch * gates * s.hp;
   float* h_next = h + bh;
@@ -1028,7 +1047,7 @@ static inline int32_t kiln_rec_sequence_f32(int64_t seq, int64_t batch, int64_t 
     h_next = h;
     h = (float*)s.h_next;
   }
-  free(scratch);
+  kiln_scratch_free(scratch);
   return rc;
 }
 
@@ -1330,7 +1349,7 @@ static inline int32_t kiln_wino_task(int64_t task, int64_t num_tasks, void* env)
   const KilnWinograd* s = (const KilnWinograd*)env;
   const int64_t t0 = task * s->block;
   const int64_t rows = s->tiles - t0 < s->block ? s->tiles - t0 : s->block;
-  float* v = (float*)malloc((size_t)(KILN_WINO_POINTS * s->block * (s->channels + s->kp)) * sizeof(float));
+  float* v = (float*)kiln_scratch_alloc(KILN_WINO_POINTS * s->block * (s->channels + s->kp) * (int64_t)sizeof(float));
   if (!v) return -1;
   float* m = v + KILN_WINO_POINTS * s->block * s->channels;
   if (s->x == 16 && s->y == 16)
@@ -1339,7 +1358,7 @@ static inline int32_t kiln_wino_task(int64_t task, int64_t num_tasks, void* env)
     kiln_wino_task_body(s, t0, rows, v, m, 8, 8);
   else
     kiln_wino_task_body(s, t0, rows, v, m, s->x, s->y);
-  free(v);
+  kiln_scratch_free(v);
   return 0;
 }
 
