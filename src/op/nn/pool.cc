@@ -224,13 +224,15 @@ PoolSource pool_source(const PoolShape& s, const te::Tensor& x, const PrimExpr& 
 // Whether a maximum may read its padding taps at the nearest row and column of the data instead:
 // with undilated windows that all overlap the data, that element lies in the same window, so the
 // maximum (and a NaN's presence) is unchanged, and no padded copy is needed (ResNet's 112x112x64
-// blocked max pool copied twice its input, three rows per output row).
+// blocked max pool copied twice its input, three rows per output row). Blocked data only: in
+// NCHW the clamped column is on the vectorised axis and keeps the loop scalar (ShuffleNetV2's
+// 112x112x24 pool: 0.30 ms clamped, 0.11 ms from the padded copy).
 bool clamps_taps(const PoolShape& s) {
   auto overlaps = [](int64_t out, int64_t in, int64_t pool, int64_t stride, int64_t pad_before) {
     const int64_t last_start = (out - 1) * stride - pad_before;
     return pool - 1 - pad_before >= 0 && last_start <= in - 1;
   };
-  return (s.nchw() || s.block) && padded(s) && s.dilation.h == 1 && s.dilation.w == 1 &&
+  return s.block && padded(s) && s.dilation.h == 1 && s.dilation.w == 1 &&
          overlaps(s.oh, s.h, s.pool.h, s.strides.h, s.pad.top) &&
          overlaps(s.ow, s.w, s.pool.w, s.strides.w, s.pad.left);
 }
