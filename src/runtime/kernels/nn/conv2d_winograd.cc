@@ -4,11 +4,11 @@
 // compiled form (kiln_conv2d_winograd_f32) does the same arithmetic in float with the products
 // on the panel GEMM.
 #include <array>
-#include <limits>
 #include <optional>
 
 #include "kiln/attrs/winograd.h"
 #include "runtime/kernels/nn/compute_view.h"
+#include "runtime/kernels/tensor/element.h"
 
 namespace kiln {
 
@@ -57,15 +57,6 @@ void weight_transform_kernel(const WinogradWeightAttrs& attrs, std::span<const N
   });
 }
 
-// A clamp bound in the output's type: past its range, the infinity of that side (as clip's).
-template <class C>
-C clamp_bound(double bound) {
-  using L = std::numeric_limits<C>;
-  if (bound > static_cast<double>(L::max())) return L::infinity();
-  if (bound < static_cast<double>(L::lowest())) return -L::infinity();
-  return static_cast<C>(bound);
-}
-
 // data (N, C/x, H, W, x), U (36, P, C, 32)[, bias (K)[, residual]] -> (N, K/y, OH, OW, y): the sum
 // is rounded to the compute type before the bias, the residual and the clamp, as the unfused ops
 // round it.
@@ -85,13 +76,12 @@ void conv2d_winograd_kernel(const Conv2DWinogradAttrs& attrs, std::span<const ND
     if (inputs.size() > 3) residual_view.emplace(inputs[3]);
     const C* bias = bias_view ? bias_view->data() : nullptr;
     const C* residual = residual_view ? residual_view->data() : nullptr;
-    const C lo = clamp_bound<C>(attrs.clamp_min), hi = clamp_bound<C>(attrs.clamp_max);
+    const C lo = kernels::clip_bound<C>(attrs.clamp_min, true), hi = kernels::clip_bound<C>(attrs.clamp_max, false);
     auto epilogue = [&](double sum, int64_t k, int64_t i) {
       C v = static_cast<C>(sum);
       if (bias) v = static_cast<C>(v + bias[k]);
       if (residual) v = static_cast<C>(v + residual[i]);
-      v = v < lo ? lo : v;
-      return v > hi ? hi : v;
+      return kernels::clip_value(v, lo, hi);
     };
     OutView<C> out(outputs[0]);
     auto at = [&](int64_t image, int64_t c, int64_t row, int64_t col) -> double {

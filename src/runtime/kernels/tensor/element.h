@@ -90,6 +90,28 @@ inline I saturating_trunc(F x) {
   return static_cast<I>(x);
 }
 
+// A clip bound in the compute type C. Float bounds past C's range become the infinity of that
+// side; integer bounds are rounded inward (a_min up, a_max down) so that comparisons in C give
+// the same answer as comparisons of real numbers.
+template <class C>
+C clip_bound(double bound, bool is_lower) {
+  if constexpr (std::is_floating_point_v<C>) {
+    using L = std::numeric_limits<C>;
+    if (bound > static_cast<double>(L::max())) return L::infinity();
+    if (bound < static_cast<double>(L::lowest())) return -L::infinity();
+    return static_cast<C>(bound);
+  } else {
+    return saturating_trunc<C>(is_lower ? std::ceil(bound) : std::floor(bound));
+  }
+}
+
+// v clipped to [lo, hi], lower bound first: lo > hi yields hi; NaN stays NaN.
+template <class C>
+C clip_value(C v, C lo, C hi) {
+  const C low_clipped = v < lo ? lo : v;
+  return low_clipped > hi ? hi : low_clipped;
+}
+
 // Converts one element between any two storage types, as cast does: float -> int
 // truncates toward zero (saturating), int -> int wraps, anything -> bool is "!= 0".
 template <class To, class From>

@@ -106,20 +106,6 @@ void logical_not_kernel(const Attrs&, std::span<const NDArray> in, std::span<NDA
   for (int64_t i = 0, n = in[0].numel(); i < n; ++i) y[i] = !x[i];
 }
 
-// A clip bound in the compute type C. Integer bounds are rounded inward (a_min up, a_max
-// down) so that comparisons in C give the same answer as comparisons of real numbers.
-template <class C>
-C clip_bound(double bound, bool is_lower) {
-  if constexpr (std::is_floating_point_v<C>) {
-    using L = std::numeric_limits<C>;
-    if (bound > static_cast<double>(L::max())) return L::infinity();
-    if (bound < static_cast<double>(L::lowest())) return -L::infinity();
-    return static_cast<C>(bound);
-  } else {
-    return kernels::saturating_trunc<C>(is_lower ? std::ceil(bound) : std::floor(bound));
-  }
-}
-
 void clip_kernel(const ClipAttrs& attrs, std::span<const NDArray> in, std::span<NDArray> out) {
   const double a_min = attrs.a_min;
   const double a_max = attrs.a_max;
@@ -129,13 +115,9 @@ void clip_kernel(const ClipAttrs& attrs, std::span<const NDArray> in, std::span<
       throw Error("bool data is not supported").op("clip");
     } else {
       using C = kernels::Compute<T>;
-      const C lo = clip_bound<C>(a_min, true);
-      const C hi = clip_bound<C>(a_max, false);
-      // Lower bound first, then upper: a_min > a_max yields a_max; NaN stays NaN.
-      map_elements<T>(in[0], out[0], [lo, hi](C v) {
-        C low_clipped = v < lo ? lo : v;
-        return low_clipped > hi ? hi : low_clipped;
-      });
+      const C lo = kernels::clip_bound<C>(a_min, true);
+      const C hi = kernels::clip_bound<C>(a_max, false);
+      map_elements<T>(in[0], out[0], [lo, hi](C v) { return kernels::clip_value(v, lo, hi); });
     }
   });
 }
