@@ -1,9 +1,18 @@
 #include "kiln/support/file.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "kiln/support/error.h"
+#include "kiln/support/strings.h"
 
 namespace kiln {
 
@@ -30,6 +39,56 @@ std::string read_file(const std::string& path) {
   std::string bytes = read_all(in);
   if (in.bad()) throw Error("cannot read file").file(path);
   return bytes;
+}
+
+namespace {
+
+// Closes the descriptor on every way out of the constructor.
+struct Descriptor {
+  int fd;
+  ~Descriptor() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+}  // namespace
+
+FileBytes::FileBytes(const std::string& path) {
+  Descriptor file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (file.fd < 0) throw Error(cat("cannot open file: ", std::strerror(errno))).file(path);
+  struct stat info {};
+  if (::fstat(file.fd, &info) == 0 && S_ISREG(info.st_mode) && info.st_size > 0) {
+    size_ = static_cast<size_t>(info.st_size);
+    void* map = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, file.fd, 0);
+    if (map != MAP_FAILED) {
+      map_ = map;
+      return;
+    }
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot open file").file(path);
+  read_ = read_all(in);
+  if (in.bad()) throw Error("cannot read file").file(path);
+}
+
+FileBytes::FileBytes(FileBytes&& other) noexcept
+    : map_(std::exchange(other.map_, nullptr)), size_(other.size_), read_(std::move(other.read_)) {}
+
+FileBytes& FileBytes::operator=(FileBytes&& other) noexcept {
+  if (this != &other) {
+    unmap();
+    map_ = std::exchange(other.map_, nullptr);
+    size_ = other.size_;
+    read_ = std::move(other.read_);
+  }
+  return *this;
+}
+
+FileBytes::~FileBytes() { unmap(); }
+
+void FileBytes::unmap() noexcept {
+  if (map_) ::munmap(map_, size_);
+  map_ = nullptr;
 }
 
 void write_file(const std::string& path, std::string_view bytes) {

@@ -119,6 +119,19 @@ TEST(LayoutTransform, KernelBlocksTheChannels) {
   NDArray w = transformed(iota({4, 2, 1, 1}), "OIHW", "OIHW2i2o");
   EXPECT_EQ(w.shape(), (Shape{2, 1, 1, 1, 2, 2}));
   expect_close(w, {0, 2, 1, 3, 4, 6, 5, 7});
+  // Several blocks of both channels: the lanes (output channels) move with the outer block.
+  NDArray x = iota({32, 16, 3, 3});
+  NDArray big = transformed(x, "OIHW", "OIHW8i16o");
+  ASSERT_EQ(big.shape(), (Shape{2, 2, 3, 3, 8, 16}));
+  const auto at = [](const NDArray& a, std::initializer_list<int64_t> index) {
+    int64_t flat = 0;
+    size_t d = 0;
+    for (int64_t i : index) flat = flat * a.shape()[d++] + i;
+    return a.at(flat);
+  };
+  EXPECT_EQ(at(big, {1, 1, 2, 1, 3, 5}), at(x, {16 + 5, 8 + 3, 2, 1}));
+  EXPECT_EQ(at(big, {0, 1, 0, 2, 7, 15}), at(x, {15, 15, 0, 2}));
+  EXPECT_EQ(at(big, {1, 0, 1, 0, 0, 0}), at(x, {16, 0, 1, 0}));
 }
 
 TEST(LayoutTransform, RoundTripsAndReblocks) {

@@ -12,6 +12,28 @@ namespace kiln {
 std::string read_all(std::istream& in);
 // The bytes of the file at `path`; a kiln::Error naming the file when it cannot be opened or read.
 std::string read_file(const std::string& path);
+// A file's bytes, read-only. A regular file is mapped, not copied: a 100 MB model costs neither
+// a zero-filled buffer's page faults nor a copy out of the page cache. Anything else (a pipe,
+// /dev/stdin) is read into memory. Errors name the file.
+class FileBytes {
+ public:
+  explicit FileBytes(const std::string& path);
+  FileBytes(FileBytes&& other) noexcept;
+  FileBytes& operator=(FileBytes&& other) noexcept;
+  FileBytes(const FileBytes&) = delete;
+  FileBytes& operator=(const FileBytes&) = delete;
+  ~FileBytes();
+
+  std::string_view view() const { return map_ ? std::string_view(static_cast<const char*>(map_), size_) : read_; }
+
+ private:
+  void unmap() noexcept;
+
+  void* map_ = nullptr;
+  size_t size_ = 0;
+  std::string read_;
+};
+
 // Writes `bytes` as the whole file at `path`; a kiln::Error naming the file when it cannot be
 // written (flushing included).
 void write_file(const std::string& path, std::string_view bytes);

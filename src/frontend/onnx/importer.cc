@@ -5,6 +5,7 @@
 #include <onnx/onnx-data_pb.h>
 
 #include <algorithm>
+#include <climits>
 #include <filesystem>
 #include <functional>
 #include <iterator>
@@ -560,7 +561,7 @@ OnnxValueInfo value_info(const onnx::ValueInfoProto& v) {
 OnnxModel from_onnx_file(const std::string& path, const OnnxImportOptions& options) {
   try {
     std::string base_dir = std::filesystem::path(path).parent_path().string();
-    return frontend::import_bytes(frontend::read_model_bytes(path), options, base_dir.empty() ? "." : base_dir);
+    return frontend::import_bytes(frontend::read_model_bytes(path).view(), options, base_dir.empty() ? "." : base_dir);
   } catch (Error& e) {
     e.file(path);
     throw;
@@ -627,11 +628,21 @@ std::pair<std::string, Shape> parse_shape_override(const std::string& text, cons
   return {text.substr(0, eq), shape};
 }
 
+namespace {
+
+// Protobuf takes an int size; the files read here are test values, far below 2 GiB.
+bool parse_message(std::string_view bytes, google::protobuf::MessageLite& message) {
+  return bytes.size() < static_cast<size_t>(INT_MAX) &&
+         message.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
+}
+
+}  // namespace
+
 NDArray read_onnx_tensor_file(const std::string& path) {
   try {
-    std::string bytes = frontend::read_model_bytes(path);
+    const FileBytes bytes = frontend::read_model_bytes(path);
     onnx::TensorProto tensor;
-    check(tensor.ParseFromString(bytes), "not a serialized onnx.TensorProto (truncated or corrupt)");
+    check(parse_message(bytes.view(), tensor), "not a serialized onnx.TensorProto (truncated or corrupt)");
     std::string dir = std::filesystem::path(path).parent_path().string();
     return frontend::ndarray_from_tensor_proto(tensor, dir.empty() ? "." : dir);
   } catch (Error& e) {
@@ -655,23 +666,23 @@ std::vector<NDArray> sequence_tensors(const onnx::SequenceProto& sequence, const
 
 OnnxTestValue read_onnx_value_file(const std::string& path, const std::string& kind) {
   try {
-    std::string bytes = frontend::read_model_bytes(path);
+    const FileBytes bytes = frontend::read_model_bytes(path);
     std::string dir = std::filesystem::path(path).parent_path().string();
     if (dir.empty()) dir = ".";
     OnnxTestValue out;
     if (kind == "tensor") {
       onnx::TensorProto tensor;
-      check(tensor.ParseFromString(bytes), "not a serialized onnx.TensorProto (truncated or corrupt)");
+      check(parse_message(bytes.view(), tensor), "not a serialized onnx.TensorProto (truncated or corrupt)");
       out.kind = "tensor";
       out.tensors.push_back(frontend::ndarray_from_tensor_proto(tensor, dir));
     } else if (kind == "sequence") {
       onnx::SequenceProto sequence;
-      check(sequence.ParseFromString(bytes), "not a serialized onnx.SequenceProto (truncated or corrupt)");
+      check(parse_message(bytes.view(), sequence), "not a serialized onnx.SequenceProto (truncated or corrupt)");
       out.kind = "sequence";
       out.tensors = sequence_tensors(sequence, dir);
     } else if (kind == "optional") {
       onnx::OptionalProto optional;
-      check(optional.ParseFromString(bytes), "not a serialized onnx.OptionalProto (truncated or corrupt)");
+      check(parse_message(bytes.view(), optional), "not a serialized onnx.OptionalProto (truncated or corrupt)");
       if (optional.has_tensor_value()) {
         out.kind = "tensor";
         out.tensors.push_back(frontend::ndarray_from_tensor_proto(optional.tensor_value(), dir));
@@ -695,7 +706,7 @@ OnnxTestValue read_onnx_value_file(const std::string& path, const std::string& k
 
 OnnxGraphSummary summarize_onnx_file(const std::string& path) {
   try {
-    onnx::ModelProto model = frontend::parse_model_proto(frontend::read_model_bytes(path));
+    onnx::ModelProto model = frontend::parse_model_proto(frontend::read_model_bytes(path).view());
     const auto& graph = model.graph();
     std::set<std::string> initializers;
     for (const auto& init : graph.initializer()) initializers.insert(init.name());

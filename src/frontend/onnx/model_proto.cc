@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <climits>
-#include <fstream>
 #include <set>
 
 #include "frontend/onnx/node_order.h"
@@ -15,13 +14,7 @@
 
 namespace kiln::frontend {
 
-std::string read_model_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot open the model file");
-  std::string bytes = read_all(in);
-  if (in.bad()) throw Error("cannot read the model file");
-  return bytes;
-}
+FileBytes read_model_bytes(const std::string& path) { return FileBytes(path); }
 
 onnx::ModelProto parse_model_proto(std::string_view bytes) {
   check(!bytes.empty(), "not an ONNX model: the file is empty");

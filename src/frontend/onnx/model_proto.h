@@ -7,9 +7,13 @@
 #include <string>
 #include <string_view>
 
+#include "kiln/support/file.h"
+
 namespace kiln::frontend {
 
-std::string read_model_bytes(const std::string& path);
+// The file's bytes, mapped rather than copied where the file allows (a model's weights are read
+// once, by the parse).
+FileBytes read_model_bytes(const std::string& path);
 
 // Throws kiln::Error (without the file name; callers add it) when the bytes are not an
 // ONNX model: unparseable (truncated or corrupt), or parsed but without a graph.

@@ -68,7 +68,8 @@ void add_lane_offsets(const OffsetTable& t, size_t last, const std::vector<int64
 }
 
 // Row by row along the last destination axis: the tables that do not depend on it give one
-// base offset per row, the others a vector of per-lane offsets.
+// base offset per row, the others a vector of per-lane offsets, recomputed only when an index
+// they read changes (for OIHW -> OIHW16i16o, once per 16 output channels).
 template <size_t Bytes>
 void copy_elements(const NDArray& data, NDArray& out, const std::vector<OffsetTable>& tables) {
   const auto* in = static_cast<const Element<Bytes>*>(data.raw());
@@ -80,19 +81,30 @@ void copy_elements(const NDArray& data, NDArray& out, const std::vector<OffsetTa
     return;
   }
   const size_t last = out_shape.size() - 1;
+  std::vector<const OffsetTable*> lane_tables, base_tables;
+  std::vector<char> moves_lanes(out_shape.size(), 0);
+  for (const OffsetTable& t : tables) {
+    if (!depends_on(t, last)) {
+      base_tables.push_back(&t);
+      continue;
+    }
+    lane_tables.push_back(&t);
+    for (size_t d = 0; d < last; ++d) moves_lanes[d] |= depends_on(t, d);
+  }
   std::vector<int64_t> index(out_shape.size(), 0), lanes(static_cast<size_t>(out_shape[last]));
   const int64_t rows = out.numel() / out_shape[last];
+  bool lanes_stale = true;
   for (int64_t row = 0; row < rows; ++row) {
-    int64_t base = 0;
-    std::fill(lanes.begin(), lanes.end(), 0);
-    for (const OffsetTable& t : tables) {
-      if (depends_on(t, last))
-        add_lane_offsets(t, last, index, lanes);
-      else
-        base += t.at(index);
+    if (lanes_stale) {
+      std::fill(lanes.begin(), lanes.end(), 0);
+      for (const OffsetTable* t : lane_tables) add_lane_offsets(*t, last, index, lanes);
+      lanes_stale = false;
     }
+    int64_t base = 0;
+    for (const OffsetTable* t : base_tables) base += t->at(index);
     for (size_t i = 0; i < lanes.size(); ++i) *dst++ = in[base + lanes[i]];
     for (size_t d = last; d-- > 0;) {
+      lanes_stale |= moves_lanes[d] != 0;
       if (++index[d] < out_shape[d]) break;
       index[d] = 0;
     }

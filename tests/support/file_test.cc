@@ -1,0 +1,56 @@
+// Whole-file reads (kiln/support/file.h): a mapped regular file, the read fallback for files
+// that cannot be mapped, and errors that name the file.
+#include "kiln/support/file.h"
+
+#include <gtest/gtest.h>
+
+#include <utility>
+
+#include "frontend/onnx_test_util.h"
+#include "kiln/support/error.h"
+
+namespace kiln::testing {
+namespace {
+
+TEST(FileBytes, MapsARegularFile) {
+  TempDir dir;
+  std::string bytes(100000, '\0');
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 7 % 251);
+  kiln::write_file(dir.file("model.onnx"), bytes);
+  const FileBytes file(dir.file("model.onnx"));
+  EXPECT_EQ(file.view(), bytes);
+}
+
+TEST(FileBytes, ReadsAnEmptyFileAndOneWithoutAKnownSize) {
+  TempDir dir;
+  kiln::write_file(dir.file("empty"), "");
+  EXPECT_TRUE(FileBytes(dir.file("empty")).view().empty());
+  // /proc files report size 0 and cannot be mapped whole: their bytes come from reads.
+  EXPECT_NE(FileBytes("/proc/self/status").view().find("Name:"), std::string_view::npos);
+}
+
+TEST(FileBytes, MovesKeepTheBytes) {
+  TempDir dir;
+  kiln::write_file(dir.file("a"), "first");
+  kiln::write_file(dir.file("b"), "second");
+  FileBytes a(dir.file("a"));
+  FileBytes b(dir.file("b"));
+  b = std::move(a);
+  EXPECT_EQ(b.view(), "first");
+  FileBytes c(std::move(b));
+  EXPECT_EQ(c.view(), "first");
+}
+
+TEST(FileBytes, AMissingFileIsAnErrorNamingIt) {
+  TempDir dir;
+  try {
+    FileBytes missing(dir.file("absent.onnx"));
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.file(), dir.file("absent.onnx"));
+    EXPECT_TRUE(contains(e.what(), "cannot open file")) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace kiln::testing
