@@ -1,11 +1,14 @@
 #include "kiln/codegen/c_compiler.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <iterator>
+#include <map>
 #include <numeric>
 #include <thread>
 
@@ -50,9 +53,95 @@ std::string first_error_line(const std::string& output, int status) {
   return cat("exit status ", status);
 }
 
-// The source split at kUnitBoundary into at most `count` units of about equal size, each the
-// preamble followed by whole functions in their source order; the source itself when it has
-// fewer than two functions or one unit is asked for.
+// Helpers of microkernels.h that a unit compiles in full once if any of its functions calls
+// them (they run as thread-pool tasks, so no call site specialises them), with what they cost
+// the C compiler in characters of generated functions that take as long: the Winograd driver
+// (both block widths' transforms and the panel GEMM) about 1.9 s of GCC -O3, as much as 20 KB
+// of convolution functions. Units group a helper's callers so that it is compiled once.
+struct SharedHelper {
+  std::string_view call;
+  size_t cost;
+};
+constexpr SharedHelper kSharedHelpers[] = {{"kiln_conv2d_winograd_f32(", 20000}};
+
+// Which of kSharedHelpers a function calls, one bit each.
+uint32_t helpers_called(std::string_view function) {
+  uint32_t mask = 0;
+  for (size_t h = 0; h < std::size(kSharedHelpers); ++h)
+    if (function.find(kSharedHelpers[h].call) != std::string_view::npos) mask |= 1u << h;
+  return mask;
+}
+
+// The cost a unit that already compiles the helpers in `present` adds with a function calling `called`.
+size_t helper_cost(uint32_t present, uint32_t called) {
+  size_t cost = 0;
+  for (size_t h = 0; h < std::size(kSharedHelpers); ++h)
+    if ((called & ~present) & (1u << h)) cost += kSharedHelpers[h].cost;
+  return cost;
+}
+
+// Functions assigned to units, and the cost of the costliest unit.
+struct Assignment {
+  std::vector<std::vector<size_t>> members;
+  size_t max_cost = 0;
+};
+
+// Items (groups of functions, by index) costliest first, each into the unit whose cost grows the
+// least: a unit's cost is its functions' text plus each shared helper they call, once.
+Assignment assign_items(std::vector<std::vector<size_t>> items, const std::vector<std::string_view>& functions,
+                        const std::vector<uint32_t>& helpers, size_t count) {
+  const auto grown = [&](size_t cost, uint32_t present, const std::vector<size_t>& item) {
+    for (size_t f : item) {
+      cost += functions[f].size() + helper_cost(present, helpers[f]);
+      present |= helpers[f];
+    }
+    return cost;
+  };
+  std::vector<size_t> own(items.size());
+  for (size_t i = 0; i < items.size(); ++i) own[i] = grown(0, 0, items[i]);
+  std::vector<size_t> order(items.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return own[a] > own[b]; });
+  Assignment out;
+  out.members.resize(count);
+  std::vector<size_t> costs(count, 0);
+  std::vector<uint32_t> present(count, 0);
+  for (size_t i : order) {
+    size_t best = 0;
+    for (size_t u = 1; u < count; ++u)
+      if (grown(costs[u], present[u], items[i]) < grown(costs[best], present[best], items[i])) best = u;
+    costs[best] = grown(costs[best], present[best], items[i]);
+    for (size_t f : items[i]) present[best] |= helpers[f];
+    out.members[best].insert(out.members[best].end(), items[i].begin(), items[i].end());
+  }
+  out.max_cost = *std::max_element(costs.begin(), costs.end());
+  return out;
+}
+
+// The better of two assignments: each function on its own, and the callers of the same shared
+// helpers kept together (one compile of the helper, but a coarser item to balance).
+std::vector<std::vector<size_t>> assign_functions(const std::vector<std::string_view>& functions, size_t count) {
+  std::vector<uint32_t> helpers(functions.size());
+  std::vector<std::vector<size_t>> alone, grouped;
+  std::map<uint32_t, size_t> group_of_helpers;
+  for (size_t f = 0; f < functions.size(); ++f) {
+    helpers[f] = helpers_called(functions[f]);
+    alone.push_back({f});
+    if (helpers[f] == 0) {
+      grouped.push_back({f});
+      continue;
+    }
+    auto [at, added] = group_of_helpers.emplace(helpers[f], grouped.size());
+    if (added) grouped.emplace_back();
+    grouped[at->second].push_back(f);
+  }
+  Assignment one_by_one = assign_items(std::move(alone), functions, helpers, count);
+  Assignment by_helper = assign_items(std::move(grouped), functions, helpers, count);
+  return by_helper.max_cost < one_by_one.max_cost ? by_helper.members : one_by_one.members;
+}
+
+}  // namespace
+
 std::vector<std::string> split_units(const std::string& source, size_t count) {
   const size_t first = source.find(kUnitBoundary);
   if (count < 2 || first == std::string::npos) return {source};
@@ -63,21 +152,10 @@ std::vector<std::string> split_units(const std::string& source, size_t count) {
     at = next;
   }
   if (functions.size() < 2) return {source};
-  count = std::min(count, functions.size());
-  // Largest first, each into the unit with the least text so far.
-  std::vector<size_t> order(functions.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return functions[a].size() > functions[b].size(); });
-  std::vector<std::vector<size_t>> members(count);
-  std::vector<size_t> sizes(count, 0);
-  for (size_t f : order) {
-    const size_t unit = static_cast<size_t>(std::min_element(sizes.begin(), sizes.end()) - sizes.begin());
-    members[unit].push_back(f);
-    sizes[unit] += functions[f].size();
-  }
+  std::vector<std::vector<size_t>> members = assign_functions(functions, std::min(count, functions.size()));
   std::vector<std::string> units;
   for (std::vector<size_t>& unit : members) {
+    if (unit.empty()) continue;
     std::sort(unit.begin(), unit.end());
     std::string text = source.substr(0, first);
     for (size_t f : unit) text += functions[f];
@@ -85,6 +163,8 @@ std::vector<std::string> split_units(const std::string& source, size_t count) {
   }
   return units;
 }
+
+namespace {
 
 unsigned job_count(unsigned jobs) {
   if (jobs > 0) return jobs;

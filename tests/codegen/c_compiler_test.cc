@@ -134,6 +134,42 @@ TEST_F(CCompilerTest, BuildsFunctionsAsParallelUnitsIntoOneLibrary) {
   EXPECT_TRUE(fs::exists(entry / "kernels.c"));
 }
 
+// Which unit of `units` holds the function that contains `text`.
+size_t unit_of(const std::vector<std::string>& units, const std::string& text) {
+  for (size_t u = 0; u < units.size(); ++u)
+    if (units[u].find(text) != std::string::npos) return u;
+  return units.size();
+}
+
+TEST(SplitUnits, BalancesTextAndGroupsTheCallersOfASharedHelper) {
+  const std::string preamble = "/* preamble */\n";
+  const auto function = [](const std::string& name, size_t size, const std::string& body) {
+    return std::string(kUnitBoundary) + "int32_t " + name + "(void) { " + body + " }\n" + std::string(size, ' ');
+  };
+  // Two functions of 10 KB and two small ones that call the Winograd driver (20 KB's worth):
+  // balancing by text alone would give each unit one of each, and each unit the driver.
+  const std::string wino = "return kiln_conv2d_winograd_f32(0);";
+  const auto source_with = [&](size_t big) {
+    return preamble + function("big_a", big, "return 0;") + function("wino_a", 100, wino) +
+           function("big_b", big, "return 0;") + function("wino_b", 100, wino);
+  };
+  const std::string source = source_with(10000);
+  const std::vector<std::string> units = split_units(source, 2);
+  ASSERT_EQ(units.size(), 2u);
+  EXPECT_EQ(unit_of(units, "wino_a"), unit_of(units, "wino_b"));
+  EXPECT_EQ(unit_of(units, "big_a"), unit_of(units, "big_b"));
+  EXPECT_NE(unit_of(units, "big_a"), unit_of(units, "wino_a"));
+  for (const std::string& unit : units) EXPECT_EQ(unit.rfind(preamble, 0), 0u);
+  // Functions keep their source order within a unit.
+  const std::string& with_wino = units[unit_of(units, "wino_a")];
+  EXPECT_LT(with_wino.find("wino_a"), with_wino.find("wino_b"));
+  // When the other functions outweigh the helper, compiling it twice balances better.
+  const std::vector<std::string> large = split_units(source_with(30000), 2);
+  EXPECT_NE(unit_of(large, "wino_a"), unit_of(large, "wino_b"));
+  EXPECT_NE(unit_of(large, "big_a"), unit_of(large, "big_b"));
+  EXPECT_EQ(split_units(source, 1), std::vector<std::string>{source});
+}
+
 TEST_F(CCompilerTest, AUnitThatDoesNotCompileIsNamed) {
   CCompilerOptions options;
   options.cache_dir = (fs::path(dir_) / "cache").string();

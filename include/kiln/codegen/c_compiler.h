@@ -19,6 +19,12 @@ std::vector<std::string> default_kernel_flags();
 // are compiled with KILN_SECONDARY_UNIT defined, so they declare what the preamble defines.
 inline constexpr std::string_view kUnitBoundary = "/* kiln: unit boundary */\n";
 
+// The source split at kUnitBoundary into at most `count` units of about equal compile cost, each
+// the preamble followed by whole functions in their source order; the source itself when it has
+// fewer than two functions or one unit is asked for. Functions that call the same shared helper
+// of microkernels.h (one the compiler builds once per unit, not per call) share a unit.
+std::vector<std::string> split_units(const std::string& source, size_t count);
+
 struct CCompilerOptions {
   std::string compiler = "cc";
   unsigned jobs = 0;  // C compilers run at once; 0: one per hardware thread
