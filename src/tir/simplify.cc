@@ -165,6 +165,36 @@ class ExprSimplifier {
         return;
       }
     }
+    merge_nested_mod(form);
+  }
+
+  // k * c * floormod(floordiv(x, c), b) + k * floormod(x, c) = k * floormod(x, c * b): a
+  // row-major offset within a (b, c) plane of an index split as (..., b, c), e.g. a reshape
+  // that splits a plane's rows and columns and a transpose that keeps them (channel shuffles).
+  void merge_nested_mod(LinearForm& form) {
+    for (size_t i = 0; i < form.terms.size(); ++i) {
+      const PrimExpr outer = form.terms[i].first;
+      if (outer.kind() != ExprKind::kFloorMod || !outer->operands[1].is_int_imm()) continue;
+      const PrimExpr div = outer->operands[0];
+      if (div.kind() != ExprKind::kFloorDiv || !div->operands[1].is_int_imm()) continue;
+      const int64_t b = outer->operands[1]->int_value, c = div->operands[1]->int_value, coeff = form.terms[i].second;
+      int64_t cb;
+      if (b <= 0 || c <= 0 || coeff % c != 0 || !checked_mul(c, b, &cb)) continue;
+      const int64_t k = coeff / c;
+      for (size_t j = 0; j < form.terms.size(); ++j) {
+        const PrimExpr& mod = form.terms[j].first;
+        if (mod.kind() != ExprKind::kFloorMod || form.terms[j].second != k ||
+            !expr_equal(mod->operands[0], div->operands[0]) || !expr_equal(mod->operands[1], div->operands[1]))
+          continue;
+        form.terms.erase(form.terms.begin() + static_cast<std::ptrdiff_t>(std::max(i, j)));
+        form.terms.erase(form.terms.begin() + static_cast<std::ptrdiff_t>(std::min(i, j)));
+        LinearForm merged = fold_divmod(linearize(div->operands[0]), cb, true, div.dtype());
+        merged.scale(k);
+        form.add(merged, 1);
+        merge_divmod(form);
+        return;
+      }
+    }
   }
 
   // floordiv/floormod of `x` by a positive constant, folded where bounds allow.

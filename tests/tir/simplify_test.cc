@@ -61,6 +61,22 @@ TEST(TirSimplify, MergesTheQuotientAndRemainderOfOneDivision) {
   EXPECT_EQ(simplified(floordiv(f, 7) * 6 + floormod(f, 7)), "f // 7 * 6 + f % 7");
 }
 
+TEST(TirSimplify, MergesRowAndColumnOfOnePlane) {
+  Var f("f"), o("o"), k("k");
+  // The row (x // 7 % 7) and column (x % 7) of a 7x7 plane: the offset in the plane, x % 49.
+  EXPECT_EQ(simplified(floormod(floordiv(f, 7), 7) * 7 + floormod(f, 7)), "f % 49");
+  EXPECT_EQ(simplified(floormod(floordiv(f, 7), 7) * 14 + floormod(f, 7) * 2 + o), "f % 49 * 2 + o");
+  // With the plane's offset known in range it folds away: a channel shuffle's copy of a plane.
+  Analyzer a;
+  a.bind(o, 0, 8);
+  a.bind(k, 0, 49);
+  const PrimExpr x = o * 2842 + k;
+  EXPECT_EQ(simplified(floormod(floordiv(x, 7), 7) * 7 + floormod(x, 7), a), "k");
+  // Other divisors or coefficients stay.
+  EXPECT_EQ(simplified(floormod(floordiv(f, 7), 7) * 7 + floormod(f, 8)), "f // 7 % 7 * 7 + f % 8");
+  EXPECT_EQ(simplified(floormod(floordiv(f, 7), 7) * 5 + floormod(f, 7)), "f // 7 % 7 * 5 + f % 7");
+}
+
 TEST(TirSimplify, DecidesComparisonsFromBounds) {
   Var i("i");
   Analyzer a;
