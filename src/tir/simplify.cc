@@ -144,6 +144,22 @@ class ExprSimplifier {
     }
   }
 
+  // The term k * floormod(x, c) that completes floordiv(x, c) (`div`), if the form has one.
+  static std::optional<size_t> remainder_term(const LinearForm& form, const PrimExpr& div, int64_t k) {
+    for (size_t j = 0; j < form.terms.size(); ++j) {
+      const PrimExpr& mod = form.terms[j].first;
+      if (mod.kind() == ExprKind::kFloorMod && form.terms[j].second == k &&
+          expr_equal(mod->operands[0], div->operands[0]) && expr_equal(mod->operands[1], div->operands[1]))
+        return j;
+    }
+    return std::nullopt;
+  }
+
+  static void erase_terms(LinearForm& form, size_t i, size_t j) {
+    form.terms.erase(form.terms.begin() + static_cast<std::ptrdiff_t>(std::max(i, j)));
+    form.terms.erase(form.terms.begin() + static_cast<std::ptrdiff_t>(std::min(i, j)));
+  }
+
   // k * c * floordiv(x, c) + k * floormod(x, c) = k * x: the index of a fused loop split back
   // into its axes, e.g. a row-major offset of both parts of a fused (row, column) loop.
   void merge_divmod(LinearForm& form) {
@@ -153,13 +169,8 @@ class ExprSimplifier {
       const int64_t c = div->operands[1]->int_value, div_coeff = form.terms[i].second;
       if (c <= 0 || div_coeff % c != 0) continue;
       const int64_t k = div_coeff / c;
-      for (size_t j = 0; j < form.terms.size(); ++j) {
-        const PrimExpr& mod = form.terms[j].first;
-        if (mod.kind() != ExprKind::kFloorMod || form.terms[j].second != k ||
-            !expr_equal(mod->operands[0], div->operands[0]) || !expr_equal(mod->operands[1], div->operands[1]))
-          continue;
-        form.terms.erase(form.terms.begin() + static_cast<std::ptrdiff_t>(std::max(i, j)));
-        form.terms.erase(form.terms.begin() + static_cast<std::ptrdiff_t>(std::min(i, j)));
+      if (std::optional<size_t> j = remainder_term(form, div, k)) {
+        erase_terms(form, i, *j);
         form.add(linearize(div->operands[0]), k);
         merge_divmod(form);
         return;
@@ -181,13 +192,8 @@ class ExprSimplifier {
       int64_t cb;
       if (b <= 0 || c <= 0 || coeff % c != 0 || !checked_mul(c, b, &cb)) continue;
       const int64_t k = coeff / c;
-      for (size_t j = 0; j < form.terms.size(); ++j) {
-        const PrimExpr& mod = form.terms[j].first;
-        if (mod.kind() != ExprKind::kFloorMod || form.terms[j].second != k ||
-            !expr_equal(mod->operands[0], div->operands[0]) || !expr_equal(mod->operands[1], div->operands[1]))
-          continue;
-        form.terms.erase(form.terms.begin() + static_cast<std::ptrdiff_t>(std::max(i, j)));
-        form.terms.erase(form.terms.begin() + static_cast<std::ptrdiff_t>(std::min(i, j)));
+      if (std::optional<size_t> j = remainder_term(form, div, k)) {
+        erase_terms(form, i, *j);
         LinearForm merged = fold_divmod(linearize(div->operands[0]), cb, true, div.dtype());
         merged.scale(k);
         form.add(merged, 1);
