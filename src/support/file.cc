@@ -65,10 +65,14 @@ FileBytes::FileBytes(const std::string& path) {
       return;
     }
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot open file").file(path);
-  read_ = read_all(in);
-  if (in.bad()) throw Error("cannot read file").file(path);
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(file.fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw Error(cat("cannot read file: ", std::strerror(errno))).file(path);
+    if (n == 0) break;
+    read_.append(buffer, static_cast<size_t>(n));
+  }
 }
 
 FileBytes::FileBytes(FileBytes&& other) noexcept

@@ -24,6 +24,7 @@
 #include "kiln/ir/type_infer.h"
 #include "kiln/ir/visit.h"
 #include "kiln/support/error.h"
+#include "kiln/support/file.h"
 #include "kiln/support/limits.h"
 #include "kiln/support/strings.h"
 #include "transform/substitute.h"
@@ -561,7 +562,7 @@ OnnxValueInfo value_info(const onnx::ValueInfoProto& v) {
 OnnxModel from_onnx_file(const std::string& path, const OnnxImportOptions& options) {
   try {
     std::string base_dir = std::filesystem::path(path).parent_path().string();
-    return frontend::import_bytes(frontend::read_model_bytes(path).view(), options, base_dir.empty() ? "." : base_dir);
+    return frontend::import_bytes(FileBytes(path).view(), options, base_dir.empty() ? "." : base_dir);
   } catch (Error& e) {
     e.file(path);
     throw;
@@ -640,7 +641,7 @@ bool parse_message(std::string_view bytes, google::protobuf::MessageLite& messag
 
 NDArray read_onnx_tensor_file(const std::string& path) {
   try {
-    const FileBytes bytes = frontend::read_model_bytes(path);
+    const FileBytes bytes(path);
     onnx::TensorProto tensor;
     check(parse_message(bytes.view(), tensor), "not a serialized onnx.TensorProto (truncated or corrupt)");
     std::string dir = std::filesystem::path(path).parent_path().string();
@@ -666,7 +667,7 @@ std::vector<NDArray> sequence_tensors(const onnx::SequenceProto& sequence, const
 
 OnnxTestValue read_onnx_value_file(const std::string& path, const std::string& kind) {
   try {
-    const FileBytes bytes = frontend::read_model_bytes(path);
+    const FileBytes bytes(path);
     std::string dir = std::filesystem::path(path).parent_path().string();
     if (dir.empty()) dir = ".";
     OnnxTestValue out;
@@ -706,7 +707,7 @@ OnnxTestValue read_onnx_value_file(const std::string& path, const std::string& k
 
 OnnxGraphSummary summarize_onnx_file(const std::string& path) {
   try {
-    onnx::ModelProto model = frontend::parse_model_proto(frontend::read_model_bytes(path).view());
+    onnx::ModelProto model = frontend::parse_model_proto(FileBytes(path).view());
     const auto& graph = model.graph();
     std::set<std::string> initializers;
     for (const auto& init : graph.initializer()) initializers.insert(init.name());

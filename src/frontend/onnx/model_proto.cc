@@ -9,12 +9,9 @@
 
 #include "frontend/onnx/node_order.h"
 #include "kiln/support/error.h"
-#include "kiln/support/file.h"
 #include "kiln/support/strings.h"
 
 namespace kiln::frontend {
-
-FileBytes read_model_bytes(const std::string& path) { return FileBytes(path); }
 
 onnx::ModelProto parse_model_proto(std::string_view bytes) {
   check(!bytes.empty(), "not an ONNX model: the file is empty");

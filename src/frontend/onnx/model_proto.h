@@ -1,5 +1,5 @@
-// Reading a ModelProto: bytes from a file, parsing with ONNX's own protobuf schema,
-// sanity checks that a parse of random bytes would fail, and ONNX's checker.
+// Reading a ModelProto: parsing a file's bytes (FileBytes maps them) with ONNX's own protobuf
+// schema, sanity checks that a parse of random bytes would fail, and ONNX's checker.
 #pragma once
 
 #include <onnx/onnx_pb.h>
@@ -7,13 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "kiln/support/file.h"
-
 namespace kiln::frontend {
-
-// The file's bytes, mapped rather than copied where the file allows (a model's weights are read
-// once, by the parse).
-FileBytes read_model_bytes(const std::string& path);
 
 // Throws kiln::Error (without the file name; callers add it) when the bytes are not an
 // ONNX model: unparseable (truncated or corrupt), or parsed but without a graph.
