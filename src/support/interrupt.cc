@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -47,11 +48,20 @@ PendingWork& pending() {
   return *work;
 }
 
+// Waits until no child of this process is left in process group `group`. The process is a
+// child subreaper (install_interrupt_cleanup), so the group's grandchildren (cc1, as) become its
+// children as their parents die, before those parents can be reaped: the loop ends only when
+// the whole group is gone.
+void reap_group(pid_t group) {
+  while (::waitpid(-group, nullptr, 0) > 0 || errno == EINTR) {
+  }
+}
+
 [[noreturn]] void clean_up_and_exit(int sig) {
   PendingWork& work = pending();
   std::lock_guard lock(work.mutex);                           // held until _exit: nothing new is registered meanwhile
   for (pid_t child : work.children) ::kill(-child, SIGKILL);  // its process group: sh, cc, cc1, as
-  for (pid_t child : work.children) ::waitpid(child, nullptr, 0);
+  for (pid_t child : work.children) reap_group(child);
   for (const std::string& path : work.paths) {
     std::error_code ec;
     fs::remove_all(path, ec);
@@ -68,23 +78,6 @@ void wait_for_signals() {
 }
 
 bool process_runs(pid_t pid) { return ::kill(pid, 0) == 0 || errno == EPERM; }
-
-class ChildRegistration {
- public:
-  explicit ChildRegistration(pid_t pid) : pid_(pid) {
-    std::lock_guard lock(pending().mutex);
-    pending().children.insert(pid_);
-  }
-  ~ChildRegistration() {
-    std::lock_guard lock(pending().mutex);
-    pending().children.erase(pid_);
-  }
-  ChildRegistration(const ChildRegistration&) = delete;
-  ChildRegistration& operator=(const ChildRegistration&) = delete;
-
- private:
-  pid_t pid_;
-};
 
 // Starts /bin/sh -c `command` with stdout and stderr on a pipe; the child's signal mask is empty.
 pid_t spawn_shell(const std::string& command, int* read_end) {
@@ -119,6 +112,31 @@ pid_t spawn_shell(const std::string& command, int* read_end) {
   return pid;
 }
 
+// A shell child registered for the interruption's kill. It is started under the registry's
+// lock: a signal handled between the start and the registration would miss it and leave it
+// running (in its own process group, so the terminal's signal does not reach it either).
+class RunningChild {
+ public:
+  explicit RunningChild(const std::string& command) {
+    std::lock_guard lock(pending().mutex);
+    pid_ = spawn_shell(command, &read_end_);
+    pending().children.insert(pid_);
+  }
+  ~RunningChild() {
+    std::lock_guard lock(pending().mutex);
+    pending().children.erase(pid_);
+  }
+  RunningChild(const RunningChild&) = delete;
+  RunningChild& operator=(const RunningChild&) = delete;
+
+  pid_t pid() const { return pid_; }
+  int read_end() const { return read_end_; }
+
+ private:
+  pid_t pid_ = 0;
+  int read_end_ = -1;
+};
+
 }  // namespace
 
 PartialPath::PartialPath(std::string path) : path_(std::move(path)) {
@@ -134,6 +152,7 @@ PartialPath::~PartialPath() {
 }
 
 void install_interrupt_cleanup() {
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);  // see reap_group
   const sigset_t set = cleanup_signal_set();
   ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
   std::thread(wait_for_signals).detach();
@@ -158,21 +177,17 @@ void remove_partials_of_dead_processes(const std::string& dir) {
 }
 
 ProcessResult run_process(const std::string& command) {
-  int read_end = -1;
   ProcessResult result;
-  {
-    const pid_t pid = spawn_shell(command, &read_end);
-    ChildRegistration registration(pid);
-    char chunk[4096];
-    ssize_t n;
-    while ((n = ::read(read_end, chunk, sizeof chunk)) > 0 || (n < 0 && errno == EINTR))
-      if (n > 0) result.output.append(chunk, static_cast<size_t>(n));
-    ::close(read_end);
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    result.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  const RunningChild child(command);
+  char chunk[4096];
+  ssize_t n;
+  while ((n = ::read(child.read_end(), chunk, sizeof chunk)) > 0 || (n < 0 && errno == EINTR))
+    if (n > 0) result.output.append(chunk, static_cast<size_t>(n));
+  ::close(child.read_end());
+  int status = 0;
+  while (::waitpid(child.pid(), &status, 0) < 0 && errno == EINTR) {
   }
+  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return result;
 }
 

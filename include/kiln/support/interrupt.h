@@ -2,10 +2,10 @@
 // staging folder, a cache entry being built) holds a PartialPath for it, and code that runs a
 // child process (the C compiler) runs it through run_process, which registers the child. A
 // program that installs the interrupt cleanup (the kiln CLI does, first thing in main) then
-// answers SIGINT, SIGTERM and SIGHUP by killing those children, removing those paths and
-// exiting with 128 + the signal. SIGKILL cannot be answered; writers name their partial
-// paths after their process id so that a later run removes those of dead processes
-// (remove_partials_of_dead_processes).
+// answers SIGINT, SIGTERM and SIGHUP by killing those children with all they started, waiting
+// until all of it is gone, removing those paths and exiting with 128 + the signal. SIGKILL
+// cannot be answered; writers name their partial paths after their process id so that a later
+// run removes those of dead processes (remove_partials_of_dead_processes).
 #pragma once
 
 #include <string>
