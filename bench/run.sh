@@ -4,6 +4,7 @@
 # usage: bench/run.sh [KILN_BINARY]     (default: build/release/kiln)
 # env:   MODELS     space-separated names (default: all; `bench/models.py --list`)
 #        ROUNDS     rounds of measurements (default 3); the table shows the median over rounds
+#                   of the times and of each round's ORT/kiln ratio
 #        BUDGET_S   wall-time budget of one measurement, which sets its repeat count (default 2)
 #        REPEAT, WARMUP   fixed counts instead of the budget rule
 #        RESULTS    where to write the results (default bench/results.md)
@@ -159,7 +160,24 @@ cell() {
     awk -v m="$m" 'BEGIN { printf "%.4g", m }'
   fi
 }
-ratio() { awk -v o="${1%% *}" -v k="${2%% *}" 'BEGIN { if (o == "" || k == "" || k == 0) print "-"; else printf "%.2f", o / k }'; }
+# usage: round_ratios "ORT_MS ..." "KILN_MS ..." -> ORT/kiln of each round, or nothing if a
+# round failed. The two engines ran back to back within a round, so a drift of the host's speed
+# between rounds (2x within minutes on a shared machine) cancels in each round's ratio.
+round_ratios() {
+  [[ "$1 $2" == *fail* || -z ${1// /} ]] && return
+  paste -d' ' <(echo "$1" | tr ' ' '\n' | sed '/^$/d') <(echo "$2" | tr ' ' '\n' | sed '/^$/d') |
+    awk '$2 > 0 { printf "%s%g", (NR > 1 ? " " : ""), $1 / $2 }'
+}
+# A ratio cell: the median of the rounds' ratios (min-max in brackets); "-" on failure.
+ratio_cell() {
+  [[ -z $1 ]] && { echo -; return; }
+  read -r m lo hi <<<"$1"
+  if ((rounds > 1)); then
+    awk -v m="$m" -v l="$lo" -v h="$hi" 'BEGIN { printf "%.2f (%.2f-%.2f)", m, l, h }'
+  else
+    awk -v m="$m" 'BEGIN { printf "%.2f", m }'
+  fi
+}
 
 table="| model | compile s | kiln 1T ms | ORT 1T ms | ORT/kiln 1T | kiln 2T ms | ORT 2T ms | ORT/kiln 2T | on reference kernels | matches ORT |
 |---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
@@ -174,8 +192,9 @@ for name in $models; do
   row="| $name | ${compile_s[$name]}"
   for threads in 1 2; do
     k=$(summary "${times[$name.kiln.$threads]}") o=$(summary "${times[$name.ort.$threads]}")
-    r=$(ratio "$o" "$k")
-    row="$row | $(cell "$k") | $(cell "$o") | $r"
+    rs=$(summary "$(round_ratios "${times[$name.ort.$threads]}" "${times[$name.kiln.$threads]}")")
+    r=${rs%% *} r=${r:--}
+    row="$row | $(cell "$k") | $(cell "$o") | $(ratio_cell "$rs")"
     if [[ $r == - ]]; then
       failures=$((failures + 1))
     elif ((threads == 1)); then
@@ -244,8 +263,11 @@ measurement's median: $counts
 (timed runs kiln/ORT: $counts_line). In each round kiln and ONNX Runtime (onnxruntime-node
 $ort_version, CPU, all graph optimisations, sequential execution, intra-op threads as listed)
 alternate per model (kiln 1T, ORT 1T, kiln 2T, ORT 2T; ORT first in odd rounds) on the same
-inputs. Batch 1 (MLP: 32), random weights and inputs from \`bench/models.py\`. ORT/kiln above 1
-means kiln is faster.
+inputs. Batch 1 (MLP: 32), random weights and inputs from \`bench/models.py\`. **ORT/kiln** is the
+median over rounds of each round's ratio ORT ms / kiln ms (min-max over rounds in brackets):
+the two engines ran back to back in a round, so a change of the host's speed between rounds
+cancels in it; it need not equal the ratio of the two medians beside it. Above 1 means kiln is
+faster; the geometric mean is over these medians.
 
 - **kiln** times \`GraphExecutor::run()\` in \`kiln bench\`: every step of the graph, thread-pool
   dispatch included, on inputs copied in once before the warm-up (\`set_input\`), outputs left in
