@@ -4,6 +4,16 @@
 #include <cstdlib>
 #include <vector>
 
+#if defined(__has_include)
+#if __has_include(<sanitizer/asan_interface.h>)
+#include <sanitizer/asan_interface.h>  // its poisoning macros do nothing without AddressSanitizer
+#endif
+#endif
+#ifndef ASAN_POISON_MEMORY_REGION
+#define ASAN_POISON_MEMORY_REGION(addr, size) ((void)(addr), (void)(size))
+#define ASAN_UNPOISON_MEMORY_REGION(addr, size) ((void)(addr), (void)(size))
+#endif
+
 namespace kiln {
 
 namespace {
@@ -19,13 +29,21 @@ struct Block {
   size_t capacity;  // usable bytes after the header
 };
 
+// A kept block is poisoned for AddressSanitizer (the header that records its capacity aside):
+// the cache holds on to freed memory, so without this a kernel that used its scratch after
+// freeing it would go unnoticed in the sanitized tests. A block handed out is unpoisoned up to
+// the request (rounded to the alignment), so a read past it is caught too.
+void* usable(void* base) { return static_cast<char*>(base) + kHeader; }
+void poison(const Block& b) { ASAN_POISON_MEMORY_REGION(usable(b.base), b.capacity); }
+void unpoison(void* base, size_t bytes) { ASAN_UNPOISON_MEMORY_REGION(usable(base), bytes); }
+
 class BlockCache {
  public:
   BlockCache() = default;
   BlockCache(const BlockCache&) = delete;
   BlockCache& operator=(const BlockCache&) = delete;
   ~BlockCache() {
-    for (const Block& b : free_) std::free(b.base);
+    for (const Block& b : free_) release(b);
   }
 
   // The smallest kept block of at least `bytes`, taken out of the cache.
@@ -36,19 +54,26 @@ class BlockCache {
     if (best == free_.end()) return nullptr;
     void* base = best->base;
     free_.erase(best);
+    unpoison(base, bytes);
     return base;
   }
 
   // Keeps `block`, dropping the oldest one past kCachedBlocks.
   void keep(Block block) {
+    poison(block);
     free_.push_back(block);
     if (free_.size() > kCachedBlocks) {
-      std::free(free_.front().base);
+      release(free_.front());
       free_.erase(free_.begin());
     }
   }
 
  private:
+  static void release(const Block& b) {
+    unpoison(b.base, b.capacity);
+    std::free(b.base);
+  }
+
   std::vector<Block> free_;
 };
 
@@ -67,7 +92,7 @@ void* workspace_alloc(int64_t nbytes) {
     if (!base) return nullptr;
     capacity_of(base) = rounded;
   }
-  return static_cast<char*>(base) + kHeader;
+  return usable(base);
 }
 
 void workspace_free(void* ptr) {

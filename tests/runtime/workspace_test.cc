@@ -7,6 +7,18 @@
 #include <cstring>
 #include <thread>
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KILN_TEST_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define KILN_TEST_ASAN 1
+#endif
+#ifdef KILN_TEST_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
 namespace kiln {
 namespace {
 
@@ -57,6 +69,26 @@ TEST(Workspace, ABlockFreedOnAnotherThreadStaysThere) {
   workspace_free(here);
   checked_here = true;
   other.join();
+}
+
+// The cache keeps freed blocks allocated; AddressSanitizer still sees them as unusable.
+TEST(Workspace, AKeptBlockIsPoisonedUnderAddressSanitizer) {
+#ifdef KILN_TEST_ASAN
+  constexpr int64_t kSize = kOddSize + 3000;
+  char* block = static_cast<char*>(workspace_alloc(kSize));
+  EXPECT_FALSE(__asan_address_is_poisoned(block + kSize - 1));
+  workspace_free(block);
+  EXPECT_TRUE(__asan_address_is_poisoned(block)) << "a use after free would go unnoticed";
+  EXPECT_TRUE(__asan_address_is_poisoned(block + kSize - 1));
+  char* again = static_cast<char*>(workspace_alloc(kSize - 1000));
+  ASSERT_EQ(again, block) << "the kept block is reused";
+  EXPECT_FALSE(__asan_address_is_poisoned(again));
+  EXPECT_FALSE(__asan_address_is_poisoned(again + kSize - 1001));
+  EXPECT_TRUE(__asan_address_is_poisoned(again + kSize - 1)) << "past the request stays poisoned";
+  workspace_free(again);
+#else
+  GTEST_SKIP() << "not built with AddressSanitizer";
+#endif
 }
 
 }  // namespace
