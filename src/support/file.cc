@@ -33,6 +33,17 @@ std::string read_all(std::istream& in) {
   return os.str();
 }
 
+bool read_to_end(int fd, std::string* out) {
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    if (n == 0) return true;
+    out->append(buffer, static_cast<size_t>(n));
+  }
+}
+
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("cannot open file").file(path);
@@ -65,14 +76,7 @@ FileBytes::FileBytes(const std::string& path) {
       return;
     }
   }
-  char buffer[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(file.fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw Error(cat("cannot read file: ", std::strerror(errno))).file(path);
-    if (n == 0) break;
-    read_.append(buffer, static_cast<size_t>(n));
-  }
+  if (!read_to_end(file.fd, &read_)) throw Error(cat("cannot read file: ", std::strerror(errno))).file(path);
 }
 
 FileBytes::FileBytes(FileBytes&& other) noexcept

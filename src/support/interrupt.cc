@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "kiln/support/error.h"
+#include "kiln/support/file.h"
 #include "kiln/support/strings.h"
 
 extern char** environ;
@@ -179,10 +180,7 @@ void remove_partials_of_dead_processes(const std::string& dir) {
 ProcessResult run_process(const std::string& command) {
   ProcessResult result;
   const RunningChild child(command);
-  char chunk[4096];
-  ssize_t n;
-  while ((n = ::read(child.read_end(), chunk, sizeof chunk)) > 0 || (n < 0 && errno == EINTR))
-    if (n > 0) result.output.append(chunk, static_cast<size_t>(n));
+  read_to_end(child.read_end(), &result.output);  // a read error ends the output, as its end does
   ::close(child.read_end());
   int status = 0;
   while (::waitpid(child.pid(), &status, 0) < 0 && errno == EINTR) {

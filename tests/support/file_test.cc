@@ -2,8 +2,12 @@
 // that cannot be mapped, and errors that name the file.
 #include "kiln/support/file.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <string>
 #include <utility>
 
 #include "frontend/onnx_test_util.h"
@@ -11,6 +15,32 @@
 
 namespace kiln::testing {
 namespace {
+
+TEST(ReadToEnd, AppendsAPipesBytesUntilItCloses) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  ASSERT_EQ(::write(fds[1], "ab", 2), 2);
+  ::close(fds[1]);
+  std::string out = "start:";
+  EXPECT_TRUE(read_to_end(fds[0], &out));
+  EXPECT_EQ(out, "start:ab");
+  ::close(fds[0]);
+}
+
+TEST(ReadToEnd, ReadsPastOneBufferAndReportsAReadError) {
+  TempDir dir;
+  const std::string path = dir.file("big");
+  const std::string bytes(200000, 'x');  // three reads' worth
+  kiln::write_file(path, bytes);
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  std::string out;
+  EXPECT_TRUE(read_to_end(fd, &out));
+  EXPECT_EQ(out, bytes);
+  ::close(fd);
+  EXPECT_FALSE(read_to_end(fd, &out)) << "a closed descriptor";
+  EXPECT_EQ(errno, EBADF);
+}
 
 TEST(FileBytes, MapsARegularFile) {
   TempDir dir;

@@ -10,6 +10,9 @@ namespace kiln {
 // The rest of `in`'s bytes: one read of the known size when the stream can seek (a 100 MB model
 // read through a stream buffer copy took 4x as long), else copied through the buffer.
 std::string read_all(std::istream& in);
+// Appends what descriptor `fd` yields until its end (a pipe's, a file's), retrying an interrupted
+// read; false on a read error, with errno set and what came before it appended.
+bool read_to_end(int fd, std::string* out);
 // The bytes of the file at `path`; a kiln::Error naming the file when it cannot be opened or read.
 std::string read_file(const std::string& path);
 // A file's bytes, read-only. A regular file is mapped, not copied: a 100 MB model costs neither
