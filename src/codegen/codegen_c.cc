@@ -475,6 +475,18 @@ class FunctionWriter {
     return name + f + "(" + x + ")";
   }
 
+  // x * sigmoid(x) (swish, SiLU) in float32 is kiln_swishf(x): one division, no product.
+  std::string swish_or_product(const PrimExpr& e) {
+    if (e.dtype() == DType::kFloat32)
+      for (size_t s = 0; s < 2; ++s) {
+        const PrimExpr& sigmoid = e->operands[s];
+        const PrimExpr& x = e->operands[1 - s];
+        if (sigmoid.kind() == ExprKind::kCall && sigmoid->name == "sigmoid" && tir::expr_equal(sigmoid->operands[0], x))
+          return "kiln_swishf(" + expr(x) + ")";
+      }
+    return binary(e, "*");
+  }
+
   std::string expr(const PrimExpr& e) {
     switch (e.kind()) {
       case ExprKind::kIntImm: return int_literal(e->int_value, e.dtype());
@@ -482,7 +494,7 @@ class FunctionWriter {
       case ExprKind::kVar: return var_name(e);
       case ExprKind::kAdd: return binary(e, "+");
       case ExprKind::kSub: return binary(e, "-");
-      case ExprKind::kMul: return binary(e, "*");
+      case ExprKind::kMul: return swish_or_product(e);
       case ExprKind::kDiv: return binary(e, "/");
       case ExprKind::kFloorDiv:
       case ExprKind::kFloorMod: return floor_div_mod(e);

@@ -198,6 +198,24 @@ TEST(ElementwiseCompute, LayerNorm) {
                                       "center=False, scale=False) }");
 }
 
+TEST(ElementwiseCompute, SwishIsOneDivisionInFloat32) {
+  // x * sigmoid(x) in either order; float64 keeps the product.
+  for (const char* body : {"%0 = add(%x, %x); %1 = sigmoid(%0); multiply(%0, %1)",
+                           "%0 = add(%x, %x); %1 = sigmoid(%0); multiply(%1, %0)"}) {
+    SCOPED_TRACE(body);
+    const std::string c = expect_compiled_matches_interpreter(unary_fn(body, "3, 37", "float32"), wide_inputs());
+    EXPECT_NE(c.find("kiln_swishf("), std::string::npos) << c;
+    EXPECT_EQ(c.find("kiln_sigmoidf("), std::string::npos) << c;
+    const std::string c64 = expect_compiled_matches_interpreter(unary_fn(body, "3, 37", "float64"), wide_inputs());
+    EXPECT_EQ(c64.find("kiln_swishf("), std::string::npos) << c64;
+  }
+  // sigmoid of another value stays a sigmoid.
+  const std::string other =
+      expect_compiled_matches_interpreter(unary_fn("%0 = sigmoid(%x); multiply(add(%x, %x), %0)", "3, 37", "float32"));
+  EXPECT_EQ(other.find("kiln_swishf("), std::string::npos) << other;
+  EXPECT_NE(other.find("kiln_sigmoidf("), std::string::npos) << other;
+}
+
 TEST(ElementwiseCompute, BiasAddActivations) {
   expect_compiled_matches_interpreter(
       "fn (%x: Tensor[(2, 6, 5, 5), float32], %b: Tensor[(6), float32], Primitive=1) "

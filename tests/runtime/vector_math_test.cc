@@ -1,7 +1,6 @@
-// kiln_expf, kiln_sigmoidf, kiln_tanhf and kiln_erff (kiln/runtime/vector_math.h), the exp, sigmoid,
-// tanh and erf of generated float32 code: within the bounds their comments state (measured over every
-// float, with and without FMA; these tests run whichever the build has), and the libm answers at the
-// edges.
+// kiln_expf, kiln_sigmoidf, kiln_swishf, kiln_tanhf and kiln_erff (kiln/runtime/vector_math.h), the
+// exp, sigmoid, swish, tanh and erf of generated float32 code: within the bounds their comments state (measured over
+// every float, with and without FMA; these tests run whichever the build has), and the libm answers at the edges.
 #include "kiln/runtime/vector_math.h"
 
 #include <gtest/gtest.h>
@@ -91,6 +90,38 @@ TEST(VectorMath, SigmoidWithinThreeUlpWhereNormal) {
     else
       ASSERT_LE(std::fabs(got - exact), 3 * ulp) << "x = " << x;
   }
+}
+
+TEST(VectorMath, SwishWithinThreeUlpWhereNormal) {
+  // The grid of the sigmoid test; below the clamp x / 8.5e37: x's sign, at most |x| times the
+  // smallest normal float.
+  const float smallest_normal = std::numeric_limits<float>::min();
+  for (int i = -2000000; i <= 2000000; ++i) {
+    const double t = static_cast<double>(i) / 2000000.0;
+    const float x = static_cast<float>(t * t * t * 100.0);
+    const float got = kiln_swishf(x);
+    if (x < -87.33f) {
+      ASSERT_LT(got, 0.0f) << "x = " << x;
+      ASSERT_LE(-got, -x * 1.01f * smallest_normal) << "x = " << x;
+      continue;
+    }
+    const double exact = x / (1.0 + std::exp(-static_cast<double>(x)));
+    if (exact == 0) {
+      ASSERT_EQ(got, 0.0f);
+      continue;
+    }
+    ASSERT_LE(ulp_error(got, exact), 3.0) << "x = " << x;
+  }
+}
+
+TEST(VectorMath, SwishEdges) {
+  const float inf = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(kiln_swishf(0.0f), 0.0f);
+  EXPECT_TRUE(std::signbit(kiln_swishf(-0.0f)));
+  EXPECT_EQ(kiln_swishf(inf), inf);
+  EXPECT_EQ(kiln_swishf(-inf), -inf);
+  EXPECT_EQ(kiln_swishf(100.0f), 100.0f);
+  EXPECT_TRUE(std::isnan(kiln_swishf(std::numeric_limits<float>::quiet_NaN())));
 }
 
 TEST(VectorMath, SigmoidEdges) {
