@@ -104,4 +104,16 @@ te::IterVar fuse_all(te::Stage& stage, const std::vector<te::IterVar>& leaves) {
   return fused;
 }
 
+te::IterVar split_row_tasks(te::Stage& stage, size_t axis, int64_t row_length) {
+  te::IterVar row = stage.axis(0);
+  for (size_t d = 1; d < axis; ++d) row = stage.fuse(row, stage.axis(d));
+  const int64_t num_rows = row->extent;
+  int64_t per_task = 1;
+  for (int64_t c = 1; c <= num_rows && c * row_length <= 16384; ++c)
+    if (num_rows % c == 0 && num_rows / c >= 16) per_task = c;
+  auto [task, row_in_task] = stage.split(row, per_task);
+  if (num_rows * row_length >= (1 << 14)) stage.parallel(task);
+  return row_in_task;
+}
+
 }  // namespace kiln::nn

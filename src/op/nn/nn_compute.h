@@ -52,6 +52,11 @@ te::Tensor single_output_like(const ScheduleInput& in, const te::Tensor& anchor_
 
 // Fuses the consecutive leaves `leaves` (outer first) into one loop.
 te::IterVar fuse_all(te::Stage& stage, const std::vector<te::IterVar>& leaves);
+// The axes of `stage` before `axis` fused into rows of `row_length` elements and split into tasks
+// of whole rows (softmax, layer_norm): a divisor of the rows, since row kernels cannot sit under
+// a guard, of at most 16384 elements that leaves at least 16 tasks; parallel from 16384
+// elements in all. Returns the row within its task.
+te::IterVar split_row_tasks(te::Stage& stage, size_t axis, int64_t row_length);
 // Below this many multiply-adds (about 20-50 us on one core) a kernel runs on one thread:
 // splitting it gains less than waking a sleeping worker and joining it costs, and a step of
 // a recurrent cell (h by R: 1x256x1024 = 2^18) stays on the core whose cache holds R.

@@ -157,14 +157,7 @@ void layer_norm_schedule(const ScheduleInput& in, const LayerNormAttrs& attrs) {
     return;
   }
   te::Stage& stage = in.schedule[out];
-  te::IterVar row = stage.axis(0);
-  for (size_t d = 1; d < axis; ++d) row = stage.fuse(row, stage.axis(d));
-  const int64_t num_rows = row->extent, n = x.shape()[axis];
-  int64_t per_task = 1;  // a divisor of the rows (the row kernels cannot sit under a guard)
-  for (int64_t c = 1; c <= num_rows && c * n <= 16384; ++c)
-    if (num_rows % c == 0 && num_rows / c >= 16) per_task = c;
-  auto [task, row_in_task] = stage.split(row, per_task);
-  if (num_rows * n >= (1 << 14)) stage.parallel(task);
+  const te::IterVar row_in_task = nn::split_row_tasks(stage, axis, x.shape()[axis]);
   stage.tensorize(stage.axis(axis), layer_norm_row_intrin(x, axis, attrs));
   for (const auto& [stat, is_squares] : {std::pair{sum, false}, std::pair{squares, true}}) {
     te::Stage& s = in.schedule[stat];

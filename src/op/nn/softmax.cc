@@ -147,14 +147,7 @@ void schedule_rows(const ScheduleInput& in, const SoftmaxAttrs& attrs, bool is_l
     return;
   }
   te::Stage& stage = in.schedule[out];
-  te::IterVar row = stage.axis(0);
-  for (size_t d = 1; d < axis; ++d) row = stage.fuse(row, stage.axis(d));
-  const int64_t num_rows = row->extent, n = x.shape()[axis];
-  int64_t per_task = 1;  // a divisor of the rows (the row kernels cannot sit under a guard)
-  for (int64_t c = 1; c <= num_rows && c * n <= 16384; ++c)
-    if (num_rows % c == 0 && num_rows / c >= 16) per_task = c;
-  auto [task, row_in_task] = stage.split(row, per_task);
-  if (num_rows * n >= (1 << 14)) stage.parallel(task);
+  const te::IterVar row_in_task = nn::split_row_tasks(stage, axis, x.shape()[axis]);
   if (is_log)
     stage.vectorize(stage.axis(axis));
   else
@@ -165,11 +158,7 @@ void schedule_rows(const ScheduleInput& in, const SoftmaxAttrs& attrs, bool is_l
   // The max stays a pass of its own (the sum and the outputs both read it, and a stage can only
   // be computed inside the one loop nest that reads it), over all rows in parallel.
   te::Stage& max = in.schedule[row_max];
-  te::IterVar max_rows = max.axis(0);
-  for (size_t d = 1; d < axis; ++d) max_rows = max.fuse(max_rows, max.axis(d));
-  auto [max_task, max_row] = max.split(max_rows, per_task);
-  (void)max_row;
-  if (num_rows * n >= (1 << 14)) max.parallel(max_task);
+  nn::split_row_tasks(max, axis, x.shape()[axis]);
   max.tensorize(max.reduce_axis(0), row_max_intrin(x, axis));
 }
 
