@@ -112,8 +112,9 @@ static inline float kiln_swishf(float x) { return x / kiln_sigmoid_denominator_f
 
 /* tanh for float (recurrent cells call it per element every step): within 1.37 ulp with FMA,
  * 1.34 without. Below |x| = 0.625, where 1 - 2 / (exp(2|x|) + 1) would cancel, Cephes'
- * odd polynomial; above, that formula with an exp built as in kiln_sigmoidf: |x| clamped to 9.5
- * (tanh rounds to 1 past 9.01), so n is in [0, 28] and 2^n is one scale, exp(2|x|) + 1 one FMA;
+ * odd polynomial; above, that formula with an exp built as in kiln_sigmoid_denominator_f32: |x|
+ * clamped to 9.5 (tanh rounds to 1 past 9.01), so n is in [0, 28] and 2^n is one scale,
+ * exp(2|x|) + 1 one FMA;
  * the sign by copysign, for both branches (the polynomial's x + x p(x^2) x^2 would turn -0 into
  * +0). +-inf -> +-1; a NaN fails the comparisons and stays NaN. */
 static inline float kiln_tanhf(float x) {
@@ -135,8 +136,8 @@ static inline float kiln_tanhf(float x) {
 
 /* erf for float (erf-GELU runs it on every output of the MLP's first GEMM): the rational
  * approximation of Eigen / XLA, x P(x^2) / Q(x^2) on |x| clamped to 4 (erf is +-1 in float
- * beyond) with the sign put back, one clamp as in kiln_sigmoidf; x (P / Q) so that no product
- * goes subnormal before the division. Within 4.46e-7 of erf relative with FMA, 4.74e-7
+ * beyond) with the sign put back, one clamp as in kiln_sigmoid_denominator_f32; x (P / Q) so
+ * that no product goes subnormal before the division. Within 4.46e-7 of erf relative with FMA, 4.74e-7
  * without, where erf is normal. NaN stays NaN. */
 static inline float kiln_erff(float x) {
   const float xc = kiln_clamp_magnitude_f32(x, 4.0f);
