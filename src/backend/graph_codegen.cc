@@ -302,6 +302,7 @@ class GraphBuilder {
       throw;
     }
     subgraph.heads = values.at(root.get());
+    compute_aliased_heads(subgraph);
     plan_ = parent;
     plan_->subgraphs.push_back(std::move(subgraph));
     return static_cast<int64_t>(plan_->subgraphs.size()) - 1;
@@ -364,6 +365,11 @@ class GraphBuilder {
     for (const Expr& a : call.args) args.push_back(values.at(a.get()));
     const int64_t device = device_code(e.get());
     if (is_op_call(fn->body, "device_copy")) return copy_node(e, call_inputs(call, values), device);
+    if (keeps_bytes(*fn)) {
+      Entries entries = alias_node(e, call_inputs(call, values), device);
+      aliased_[{plan_, entries[0].node}] = fn;
+      return entries;
+    }
     std::string obstacle = compile_obstacle(*fn);
     if (!obstacle.empty()) {
       result_.fallbacks.push_back(cat(kernel_base_name(*fn), ": ", obstacle));
@@ -418,6 +424,45 @@ class GraphBuilder {
                   {"flatten_data", "0"}};
     node.inputs = std::move(inputs);
     return add_node(std::move(node), e->checked_type(), device);
+  }
+
+  // Whether `fn` only gives its one tensor parameter another shape: a chain of calls whose ops keep
+  // the bytes (OpDef::keeps_bytes), static shapes, the same dtype.
+  static bool keeps_bytes(const FunctionNode& fn) {
+    if (fn.params.size() != 1) return false;
+    const auto* in = as_tensor(fn.params[0]->checked_type());
+    const auto* out = as_tensor(fn.body->checked_type());
+    if (!in || !out || !in->is_static() || !out->is_static() || in->dtype != out->dtype) return false;
+    Expr e = fn.body;
+    while (const auto* call = as<CallNode>(e)) {
+      if (!call->op() || !call->op()->keeps_bytes || call->args.size() != 1) return false;
+      std::vector<Type> arg_types = {call->args[0]->checked_type()};
+      if (!call->op()->keeps_bytes(arg_types, e->checked_type(), call->attrs)) return false;
+      e = call->args[0];
+    }
+    return e.get() == fn.params[0].get() && num_elements(in->shape) == num_elements(out->shape);
+  }
+
+  // A function that keeps its input's bytes: the executor views the input under the output's
+  // shape (kAliasFuncName) and the memory plan gives both one storage block.
+  Entries alias_node(const Expr& e, Entries inputs, int64_t device) {
+    GraphNode node;
+    node.op = "tvm_op";
+    node.name = unique_node_name(std::string(kAliasFuncName));
+    node.attrs = {
+        {"func_name", std::string(kAliasFuncName)}, {"num_inputs", "1"}, {"num_outputs", "1"}, {"flatten_data", "0"}};
+    node.inputs = std::move(inputs);
+    return add_node(std::move(node), e->checked_type(), device);
+  }
+
+  // A sub-graph's executor may point its results at its parent's tensors (a loop's carried
+  // values), which an alias cannot follow: a sub-graph result is computed, a copy.
+  // The sub-graph is done: its alias nodes are forgotten (its address is reused).
+  void compute_aliased_heads(GraphPlan& subgraph) {
+    for (const GraphEntry& head : subgraph.heads)
+      if (const auto fn = aliased_.find({&subgraph, head.node}); fn != aliased_.end())
+        subgraph.nodes[static_cast<size_t>(head.node)].attrs["func_name"] = kernel_for(fn->second);
+    std::erase_if(aliased_, [&subgraph](const auto& alias) { return alias.first.first == &subgraph; });
   }
 
   // The generated kernel for `fn`: an earlier one when structurally equal, else a new one.
@@ -492,8 +537,9 @@ class GraphBuilder {
   std::set<std::string> kernel_names_;
   std::map<std::string, int> node_names_;
   int next_constant_ = 0;
-  std::unordered_map<const ExprNode*, int64_t> device_codes_;  // of main's values
-  int64_t expansion_device_ = 0;                               // of the function being spread into reference nodes
+  std::unordered_map<const ExprNode*, int64_t> device_codes_;         // of main's values
+  std::map<std::pair<const GraphPlan*, int64_t>, Function> aliased_;  // alias nodes of the graphs being built
+  int64_t expansion_device_ = 0;  // of the function being spread into reference nodes
 };
 
 }  // namespace

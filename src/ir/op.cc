@@ -48,6 +48,11 @@ OpDef& OpDef::set_nondeterministic() {
   return *this;
 }
 
+OpDef& OpDef::set_keeps_bytes() {
+  keeps_bytes = [](const std::vector<Type>&, const Type&, const Attrs&) { return true; };
+  return *this;
+}
+
 Attrs OpDef::normalize(const Attrs& given) const {
   for (const auto& [key, value] : given.entries()) {
     bool known = false;

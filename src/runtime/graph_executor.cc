@@ -61,6 +61,18 @@ std::vector<NamedArrays> split_subgraph_params(const GraphPlan& graph, NamedArra
   return per_subgraph;
 }
 
+// One static input viewed as one static output of the same dtype and element count.
+void check_alias(const GraphPlan& graph, const std::vector<size_t>& inputs, const std::vector<size_t>& outputs) {
+  check(inputs.size() == 1 && outputs.size() == 1, "an alias node has ", inputs.size(), " inputs and ", outputs.size(),
+        " outputs, not one of each");
+  const size_t in = inputs[0], out = outputs[0];
+  if (graph.is_dynamic(in) || graph.is_dynamic(out) || graph.dltype[in] != graph.dltype[out] ||
+      num_elements(graph.shape[in]) != num_elements(graph.shape[out]))
+    throw Error("an alias node's output is not its input's bytes under another static shape")
+        .expected(cat(num_elements(graph.shape[in]), " elements of ", graph.dltype[in]),
+                  tensor_type_str(graph.shape[out], parse_dtype(graph.dltype[out])));
+}
+
 }  // namespace
 
 Artifact::Step Artifact::resolve_step(const GraphPlan& graph, size_t node_id, const Module* module) {
@@ -93,6 +105,9 @@ Artifact::Step Artifact::resolve_step(const GraphPlan& graph, size_t node_id, co
               .expected(tensor_type_str(graph.shape[in], parse_dtype(graph.dltype[in])),
                         tensor_type_str(graph.shape[out], parse_dtype(graph.dltype[out])));
       }
+    } else if (step.func_name == kAliasFuncName) {
+      step.alias = true;
+      check_alias(graph, step.input_entries, step.output_entries);
     } else if (is_reference_call(node)) {
       step.reference_op = step.func_name.substr(kReferenceFuncPrefix.size());
       step.reference = &KernelRegistry::global().get(step.reference_op);
@@ -225,6 +240,13 @@ std::shared_ptr<const Artifact> Artifact::create_graph(const GraphPlan& graph, s
 
     for (size_t node = 0; node < g.nodes.size(); ++node)
       if (!g.nodes[node].is_variable()) a.steps_.push_back(resolve_step(g, node, a.module_.get()));
+    // A sub-graph's results may be re-pointed at its parent's tensors (a loop's carried values),
+    // which the producer of an alias's input would not write.
+    for (const Step& step : a.steps_)
+      if (step.alias && is_subgraph &&
+          std::find(a.output_entries_.begin(), a.output_entries_.end(), step.output_entries[0]) !=
+              a.output_entries_.end())
+        throw Error(cat("node '", step.node_name, "': a sub-graph's result is an alias of another tensor"));
   } catch (Error& e) {
     e.file(a.origin_);
     throw;
@@ -270,7 +292,13 @@ void GraphExecutor::bind_entries() {
   }
   dynamic_blocks_.resize(g.num_entries());
   uses_.resize(g.num_entries());
+  aliases_.resize(g.num_entries());
   for (const Artifact::Step& step : a.steps_) {
+    if (step.alias) {
+      const size_t in = step.input_entries[0], out = step.output_entries[0];
+      entries_[out] = entries_[in].reshaped(g.shape[out]);
+      aliases_[in].push_back(out);
+    }
     BoundStep bound;
     for (size_t entry : step.input_entries) {
       uses_[entry].push_back({bound_steps_.size(), bound.args.size()});
@@ -387,6 +415,7 @@ void GraphExecutor::run_steps(std::vector<StepTime>* times) {
 
 void GraphExecutor::run_step(const Artifact::Step& step, BoundStep& bound) {
   if (step.copy) return run_copy(step);
+  if (step.alias) return;  // its output is its input's bytes (bind_entries)
   if (step.is_if) return run_if(step);
   if (step.is_loop) return run_loop(step, bound);
   if (step.generated) {
@@ -487,6 +516,7 @@ void GraphExecutor::rebind_entry(size_t entry, const NDArray& value) {
     else
       bound.outputs[use.slot - bound.inputs.size()] = value;
   }
+  for (size_t alias : aliases_[entry]) rebind_entry(alias, value.reshaped(artifact_->graph().shape[alias]));
 }
 
 // Binds input `index` to `value` itself, which has the input's shape and dtype (as the graph

@@ -21,6 +21,7 @@ struct Artifact::Step {
   const KernelFn* reference = nullptr;  // set for "kiln_ref.<op>" nodes
   const OutputFn* output_fn = nullptr;  // a reference kernel's, when an output has a run-time shape
   bool copy = false;                    // a "__copy" node
+  bool alias = false;                   // a "__alias" node: its output views its input's bytes
   bool is_if = false;                   // a "kiln_if" node: runs sub-graph then_graph or else_graph
   size_t then_graph = 0, else_graph = 0;
   bool is_loop = false;  // a "kiln_loop" node: runs sub-graph body_graph once per iteration

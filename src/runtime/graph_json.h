@@ -50,6 +50,10 @@ inline constexpr std::string_view kReferenceFuncPrefix = "kiln_ref.";
 // A tvm_op with this func_name copies each input to the output of the same index, from the
 // input's device to the output's (TVM's graph executor convention).
 inline constexpr std::string_view kCopyFuncName = "__copy";
+// A tvm_op with this func_name has one input and one output of the same dtype and element count
+// that share one storage block: the output is the input's bytes under another shape (a reshape),
+// and running the node does nothing (TVM's "__nop").
+inline constexpr std::string_view kAliasFuncName = "__alias";
 
 // The node op of an If: it runs one of two sub-graphs on its inputs.
 inline constexpr std::string_view kIfNodeOp = "kiln_if";

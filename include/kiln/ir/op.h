@@ -65,6 +65,12 @@ struct OpDef {
   // (element-wise and data-movement ops, whose speed is bytes, not flops).
   using FlopsFn = std::function<double(const std::vector<Type>& arg_types, const Type& out_type, const Attrs& attrs)>;
   FlopsFn flops;
+  // Whether the result is the argument's bytes under another shape (same dtype, the same
+  // elements in the same order) for these argument types and attributes: the graph executor runs
+  // a fused function made only of such calls as an alias of its input, not a copy. Unset: never.
+  using KeepsBytesFn =
+      std::function<bool(const std::vector<Type>& arg_types, const Type& out_type, const Attrs& attrs)>;
+  KeepsBytesFn keeps_bytes;
   std::string doc;
 
   // Fluent set-up, used by the op files.
@@ -85,6 +91,11 @@ struct OpDef {
   OpDef& set_flops(std::function<double(const std::vector<Type>& arg_types, const Type& out_type, const T& attrs)> fn);
   OpDef& set_kernel(std::string kernel_name);
   OpDef& set_nondeterministic();
+  // keeps_bytes: always (reshape), or when `fn` says so for the call (layout_transform).
+  OpDef& set_keeps_bytes();
+  template <class T>
+  OpDef& set_keeps_bytes(
+      std::function<bool(const std::vector<Type>& arg_types, const Type& out_type, const T& attrs)> fn);
 
   // Checks the given attributes against the schema (unknown names, wrong kinds, missing
   // required ones) and returns them with every default filled in, in schema order.
@@ -129,12 +140,28 @@ OpDef& OpDef::set_relation(std::function<Type(const std::vector<Type>& arg_types
   return *this;
 }
 
-template <class T>
-OpDef& OpDef::set_flops(std::function<double(const std::vector<Type>&, const Type&, const T&)> fn) {
-  flops = [fn = std::move(fn), op = name](const std::vector<Type>& arg_types, const Type& out_type,
-                                          const Attrs& attrs) {
+namespace op_detail {
+// A function of (argument types, result type, attributes) reading the attributes as T, decoded
+// per call; its errors name the op.
+template <class T, class R>
+std::function<R(const std::vector<Type>&, const Type&, const Attrs&)> with_typed_attrs(
+    std::function<R(const std::vector<Type>&, const Type&, const T&)> fn, std::string op) {
+  return [fn = std::move(fn), op = std::move(op)](const std::vector<Type>& arg_types, const Type& out_type,
+                                                  const Attrs& attrs) {
     return fn(arg_types, out_type, attrs_from<T>(attrs, op));
   };
+}
+}  // namespace op_detail
+
+template <class T>
+OpDef& OpDef::set_flops(std::function<double(const std::vector<Type>&, const Type&, const T&)> fn) {
+  flops = op_detail::with_typed_attrs<T, double>(std::move(fn), name);
+  return *this;
+}
+
+template <class T>
+OpDef& OpDef::set_keeps_bytes(std::function<bool(const std::vector<Type>&, const Type&, const T&)> fn) {
+  keeps_bytes = op_detail::with_typed_attrs<T, bool>(std::move(fn), name);
   return *this;
 }
 

@@ -157,7 +157,8 @@ class GraphExecutor {
   std::vector<NDArray> storage_;  // per storage id, allocated by its device
   std::vector<NDArray> entries_;  // every entry viewed in its storage (or its parameter)
   std::vector<BoundStep> bound_steps_;
-  std::vector<std::vector<EntryUse>> uses_;  // per entry: the steps' arguments bound to it
+  std::vector<std::vector<EntryUse>> uses_;   // per entry: the steps' arguments bound to it
+  std::vector<std::vector<size_t>> aliases_;  // per entry: the outputs of alias nodes that view it
   // Per entry of run-time shape: the block it is viewed in, kept across runs (a caching
   // allocator: a run at the same or a smaller shape allocates nothing).
   std::vector<NDArray> dynamic_blocks_;

@@ -2,6 +2,7 @@
 // NCHW8c blocks for a blocked convolution, or OIHW weights as OIHW8i8o. Layouts are parsed by
 // kiln/attrs/layout.h.
 #include <algorithm>
+#include <cctype>
 
 #include "kiln/attrs/layout.h"
 #include "kiln/attrs/transform.h"
@@ -29,6 +30,39 @@ Type layout_transform_relation(const std::vector<Type>& args, const LayoutTransf
                             .expected(cat(axis.factor), cat(extent)));
     }
   return tensor_type(src.convert_shape(data.shape, dst), data.dtype);
+}
+
+// The axes of `shape` in `layout` whose extent is not 1, as (primal axis name, extent); a primal
+// axis directly followed by its sub axis (C then c) is one axis, the whole of C.
+std::vector<std::pair<char, int64_t>> non_unit_axes(const Layout& layout, const Shape& shape) {
+  std::vector<std::pair<char, int64_t>> axes;
+  char previous = 0;
+  for (size_t k = 0; k < layout.ndim(); ++k) {
+    const Layout::Axis& axis = layout.axes()[k];
+    const char name = static_cast<char>(std::toupper(axis.name));
+    if (shape[k] == 1) continue;
+    if (!axis.primal() && previous == name)
+      axes.back().second *= shape[k];
+    else
+      axes.emplace_back(name, shape[k]);
+    previous = axis.name;
+  }
+  return axes;
+}
+
+// The same bytes when, leaving out unit axes, both layouts hold each primal axis whole in the
+// same order: NCHW -> NCHW1c, NCHW16c with 1x1 planes -> NCHW, not NCHW -> NCHW8c of larger
+// planes (there the channels are split around the plane).
+bool layout_transform_keeps_bytes(const std::vector<Type>& args, const Type& out, const LayoutTransformAttrs& attrs) {
+  const TensorTypeNode& data = arg_tensor(args, 0, "data");
+  const TensorTypeNode& result = expect_tensor(out, "result");
+  if (!data.is_static() || !result.is_static()) return false;
+  const auto from = non_unit_axes(Layout::parse(attrs.src_layout), data.shape);
+  const auto to = non_unit_axes(Layout::parse(attrs.dst_layout), result.shape);
+  for (size_t k = 0; k < from.size(); ++k)
+    for (size_t j = 0; j < k; ++j)
+      if (from[j].first == from[k].first) return false;
+  return from == to;
 }
 
 std::vector<te::Tensor> layout_transform_compute(const ComputeInput& call, const LayoutTransformAttrs& attrs) {
@@ -83,6 +117,7 @@ void register_transform_layout_ops(OpRegistry& registry) {
                    .arg("data")
                    .attrs<LayoutTransformAttrs>()
                    .set_relation<LayoutTransformAttrs>(layout_transform_relation)
+                   .set_keeps_bytes<LayoutTransformAttrs>(layout_transform_keeps_bytes)
                    .set_pattern(OpPattern::kInjective);
   set_compute<LayoutTransformAttrs>(def, layout_transform_compute);
   set_schedule(def, layout_transform_schedule);

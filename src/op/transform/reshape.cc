@@ -199,7 +199,7 @@ void register_transform_reshape_ops(OpRegistry& registry) {
       .set_relation<ExpandDimsAttrs>(expand_dims_relation)
       .set_pattern(OpPattern::kInjective);
   for (const char* op : {"reshape", "squeeze", "expand_dims"})
-    set_compute(registry.get_mutable(op), same_elements_compute);
+    set_compute(registry.get_mutable(op).set_keeps_bytes(), same_elements_compute);
 }
 
 }  // namespace kiln
