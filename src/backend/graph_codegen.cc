@@ -456,8 +456,8 @@ class GraphBuilder {
   }
 
   // A sub-graph's executor may point its results at its parent's tensors (a loop's carried
-  // values), which an alias cannot follow: a sub-graph result is computed, a copy.
-  // The sub-graph is done: its alias nodes are forgotten (its address is reused).
+  // values), which an alias cannot follow: a sub-graph result is computed, a copy. Then the
+  // finished sub-graph's alias nodes are forgotten (its address is reused).
   void compute_aliased_heads(GraphPlan& subgraph) {
     for (const GraphEntry& head : subgraph.heads)
       if (const auto fn = aliased_.find({&subgraph, head.node}); fn != aliased_.end())

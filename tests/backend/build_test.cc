@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 
+#include "backend/blocked_build_test_util.h"
 #include "kiln/interp/interpreter.h"
 #include "kiln/ir/parser.h"
 #include "kiln/runtime/graph_executor.h"
@@ -142,7 +143,7 @@ def @main(%x: Tensor[(32, 32), float32]) {
   EXPECT_EQ(g.storage_id[4], g.storage_id[2]);  // a (32) value lands in a freed buffer
 }
 
-// Runs `mod` compiled (with `opt_level`) on `inputs` and compares with the interpreter.
+// Runs `built` (compiled from `mod`) on `inputs` and compares its outputs with the interpreter's.
 void expect_artifact_matches_interpreter(const IRModule& mod, const BuiltModel& built,
                                          const std::vector<std::pair<std::string, NDArray>>& inputs) {
   TempDir dir;
@@ -156,10 +157,8 @@ void expect_artifact_matches_interpreter(const IRModule& mod, const BuiltModel& 
   executor.run();
   std::vector<NDArray> want = interpret(mod, "main", args).flatten();
   for (size_t k = 0; k < want.size(); ++k) {
-    NDArray got = executor.get_output(k);
-    ASSERT_EQ(got.shape(), want[k].shape()) << "output " << k;
-    for (int64_t i = 0; i < got.numel(); ++i)
-      EXPECT_NEAR(got.at(i), want[k].at(i), 1e-6 * (1 + std::fabs(want[k].at(i)))) << "output " << k << " " << i;
+    SCOPED_TRACE(cat("output ", k));
+    testing::expect_all_close(executor.get_output(k), want[k], 1e-6, 1e-6);
   }
 }
 

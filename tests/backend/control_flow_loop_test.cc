@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "backend/blocked_build_test_util.h"
 #include "kiln/backend/build.h"
 #include "kiln/interp/interpreter.h"
 #include "kiln/ir/parser.h"
@@ -247,10 +248,8 @@ def @main(%m: int64, %h0: Tensor[(1, 4), float32], %w: Tensor[(2, 2), float32]) 
     executor.run();
     std::vector<NDArray> want = interpret(mod, "main", {Value(int64_scalar(m)), Value(h0), Value(w)}).flatten();
     for (size_t k = 0; k < want.size(); ++k) {
-      NDArray got = executor.get_output(k);
-      ASSERT_EQ(got.shape(), want[k].shape()) << "m = " << m << ", output " << k;
-      for (int64_t i = 0; i < got.numel(); ++i)
-        EXPECT_NEAR(got.at(i), want[k].at(i), 1e-5) << "m = " << m << ", output " << k << " " << i;
+      SCOPED_TRACE(cat("m = ", m, ", output ", k));
+      testing::expect_all_close(executor.get_output(k), want[k], 1e-5, 0);
     }
   }
 }
