@@ -31,4 +31,22 @@ inline std::unordered_map<const ExprNode*, size_t> use_counts(const Function& fn
   return uses;
 }
 
+// A float32 tensor of one value per channel of the blocked output `out` (N, K/y, H, W, y): a
+// per-channel bias after AlterOpLayout, (K/y, 1, 1, y) or with leading ones.
+inline bool per_blocked_channel(const TensorTypeNode* bias, const TensorTypeNode* out) {
+  if (!bias || !out || bias->dtype != DType::kFloat32 || bias->ndim() > 5 || !bias->is_static()) return false;
+  Shape padded(5 - bias->ndim(), 1);
+  padded.insert(padded.end(), bias->shape.begin(), bias->shape.end());
+  return padded == Shape{1, out->shape[1], 1, 1, out->shape[4]};
+}
+
+// No variable (function parameter or let) in `e`: FoldConstant computes anything made of it.
+inline bool variable_free(const Expr& e) {
+  bool free = true;
+  post_order_visit(e, [&](const Expr& node) {
+    if (as<VarNode>(node)) free = false;
+  });
+  return free;
+}
+
 }  // namespace kiln

@@ -177,6 +177,12 @@ void register_builtin_passes() {
              if (const AttrValue* epilogue = options.find("epilogue")) o.epilogue = epilogue->as_bool();
              return winograd_conv2d_pass(m, o);
            }});
+    // Option: "min_plane" (positions of the expanded tensor's plane, 3136 unless given).
+    r.add({{"FusePointwiseDepthwise", 3, {"InferType"}, true}, [](const IRModule& m, const PassContext& ctx) {
+             const AttrValue* min_plane = ctx.options_of("FusePointwiseDepthwise").find("min_plane");
+             return min_plane ? fuse_pointwise_depthwise_pass(m, min_plane->as_int())
+                              : fuse_pointwise_depthwise_pass(m);
+           }});
     r.add({{"PackDenseWeights", 3, {"InferType"}, true},
            [](const IRModule& m, const PassContext&) { return pack_dense_weights_pass(m); }});
     r.add(simple_pass({"DeadCodeElimination", 1, {}, false}, dead_code_elimination_pass));

@@ -109,7 +109,8 @@ class WinogradRewriter : public ExprRewriter {
       const CallNode* conv = foldable_winograd(add.args[i], 3);
       if (!conv) continue;
       const auto attrs = attrs_from<Conv2DWinogradAttrs>(conv->attrs, "nn.conv2d_winograd");
-      if (conv->args.size() == 2 && per_channel(tensor_of(other), tensor_of(add.args[i])) && variable_free(other)) {
+      if (conv->args.size() == 2 && per_blocked_channel(tensor_of(other), tensor_of(add.args[i])) &&
+          variable_free(other)) {
         ReshapeAttrs flat;
         flat.newshape = {attrs.channels};
         Expr flat_bias = call_op("reshape", {rewritten(other)}, flat);
@@ -140,14 +141,6 @@ class WinogradRewriter : public ExprRewriter {
     return a && b && a->dtype == b->dtype && a->shape == b->shape;
   }
 
-  // A float32 tensor of one value per channel of the blocked output `out` (N, K/y, H, W, y).
-  static bool per_channel(const TensorTypeNode* bias, const TensorTypeNode* out) {
-    if (!bias || !out || bias->dtype != DType::kFloat32 || bias->ndim() > 5 || !bias->is_static()) return false;
-    Shape padded(5 - bias->ndim(), 1);
-    padded.insert(padded.end(), bias->shape.begin(), bias->shape.end());
-    return padded == Shape{1, out->shape[1], 1, 1, out->shape[4]};
-  }
-
  private:
   bool qualifies(const CallNode& call, const Conv2DAttrs& attrs) const {
     const TensorTypeNode* data = tensor_of(call.args[0]);
@@ -170,15 +163,6 @@ class WinogradRewriter : public ExprRewriter {
     const bool enough_products =
         channels * out_channels >= options_.min_products_per_transform * (channels + out_channels);
     return tiles >= options_.min_tiles && tiles * options_.channels_per_tile >= channels && enough_products;
-  }
-
-  // No variable (function parameter or let) in `e`: FoldConstant computes its transform.
-  static bool variable_free(const Expr& e) {
-    bool free = true;
-    post_order_visit(e, [&](const Expr& node) {
-      if (as<VarNode>(node)) free = false;
-    });
-    return free;
   }
 
   std::unordered_map<const ExprNode*, size_t> uses_;

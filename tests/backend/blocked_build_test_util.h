@@ -14,11 +14,16 @@
 
 namespace kiln::testing {
 
-// `mod`'s @main(%x, ...) built with every convolution blocked; its one output named "y".
-inline BuiltModel build_blocked(const IRModule& mod) {
+// Opt level 3 with every convolution blocked.
+inline BuildOptions blocked_build_options() {
   BuildOptions options;
   options.passes.opt_level = 3;
   options.passes.options["AlterOpLayout"].set("force", AttrValue(true));
+  return options;
+}
+
+// `mod`'s @main(%x, ...) built with `options`; its one output named "y".
+inline BuiltModel build_blocked(const IRModule& mod, const BuildOptions& options = blocked_build_options()) {
   return build(mod, {}, {"x"}, {"y"}, options);
 }
 

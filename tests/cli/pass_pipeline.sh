@@ -18,7 +18,7 @@ got=$(passes_after -O 3)
 # Inline, DeadCodeElimination and EliminateCommonSubexpr leave types stale.
 want="InferType Inline InferType RemoveUnusedFunctions QnnLegalize SimplifyInference DeadCodeElimination InferType"
 want+=" EliminateCommonSubexpr InferType CombineParallelConv2D CombineParallelDense CombineParallelBatchMatmul"
-want+=" DynamicToStatic FoldConstant FoldScaleAxis SimplifyExpr FuseLayerNorm FuseAttention AlterOpLayout WinogradConv2D PackDenseWeights MoveElementwiseBeforeReshape"
+want+=" DynamicToStatic FoldConstant FoldScaleAxis SimplifyExpr FuseLayerNorm FuseAttention AlterOpLayout WinogradConv2D FusePointwiseDepthwise PackDenseWeights MoveElementwiseBeforeReshape"
 want+=" PrecomputePrune"
 want+=" RewriteAnnotatedOps FuseOps"
 [[ $got == "$want" ]] || fail "-O 3 ran '$got', expected '$want'"
@@ -29,7 +29,7 @@ got=$(passes_after -O 3 --disable-pass FoldConstant --disable-pass Inline)
 want="InferType RemoveUnusedFunctions QnnLegalize SimplifyInference DeadCodeElimination InferType"
 want+=" EliminateCommonSubexpr"
 want+=" InferType CombineParallelConv2D CombineParallelDense CombineParallelBatchMatmul DynamicToStatic FoldScaleAxis SimplifyExpr FuseLayerNorm FuseAttention"
-want+=" AlterOpLayout WinogradConv2D"
+want+=" AlterOpLayout WinogradConv2D FusePointwiseDepthwise"
 want+=" PackDenseWeights MoveElementwiseBeforeReshape PrecomputePrune RewriteAnnotatedOps FuseOps"
 [[ $got == "$want" ]] || fail "--disable-pass ran '$got', expected '$want'"
 

@@ -1647,4 +1647,93 @@ static inline int32_t kiln_dwconv_row_f32(int64_t lanes, int64_t ow, int64_t kh,
   return 0;
 }
 
+/* ---- Pointwise then depthwise convolution (src/op/nn/conv2d_pointwise_depthwise.cc) ----------
+ * kiln_pwdw_f32 computes output rows [y0, y1) of `nb` channel blocks (16 channels each) of one
+ * image of
+ *   e   = act_pw(conv1x1(data, pw_weight) + pw_bias)      (the expanded tensor, never stored)
+ *   out = act_dw(depthwise(e, dw_weight) + dw_bias)
+ * data NCHW{lanes}c (cb blocks of h x w), pw_weight OIHW{lanes}i16o from the call's first block
+ * (blocks of cb * lanes * 16 floats), dw_weight (kh, kw, 16) per block, out rows of ow x 16 floats,
+ * blocks `out_block` floats apart. An inverted-residual block's expanded tensor is the largest of
+ * the network (MobileNetV2: 4.8 MB at 112x112) and is read once by the depthwise convolution:
+ * here its rows are computed into a ring of `span` = (kh-1)*dh + 1 rows per block, each kept
+ * twice (slots s and s + span) so that the rows one output row reads are always contiguous, in
+ * L1/L2, and the depthwise row kernel reads them in place. The pointwise rows run the register
+ * tile kiln_conv_nchwc_f32 of tile_rows positions (a divisor of w) x tile_blocks blocks (a
+ * divisor of nb), which the generated call passes as literals like the activations.
+ * dw_bias may be NULL (no bias). act: KILN_ACT_NONE, KILN_ACT_CLAMP (to [lo, hi], NaN kept, as
+ * clip), KILN_ACT_SWISH (x * sigmoid(x)). Returns 0, or -1 when the ring cannot be allocated. */
+#define KILN_ACT_NONE 0
+#define KILN_ACT_CLAMP 1
+#define KILN_ACT_SWISH 2
+
+static inline __attribute__((always_inline)) float kiln_activate_f32(int32_t act, float lo, float hi, float v) {
+  if (act == KILN_ACT_CLAMP) {
+    v = v < lo ? lo : v;
+    return v > hi ? hi : v;
+  }
+  if (act == KILN_ACT_SWISH) return kiln_swishf(v);
+  return v;
+}
+
+/* Expanded row `row` of the call's blocks into ring slots row % span and row % span + span. */
+static inline __attribute__((always_inline)) int32_t kiln_pwdw_expand_row(
+    int64_t tile_rows, int64_t tile_blocks, int64_t cb, int64_t h, int64_t w, int64_t lanes, int64_t nb, int64_t span,
+    int64_t row, const float* KILN_RESTRICT data, const float* KILN_RESTRICT pw_weight,
+    const float* KILN_RESTRICT pw_bias, int32_t pw_act, float pw_lo, float pw_hi, float* KILN_RESTRICT ring) {
+  float tile[KILN_CONV_TILE_MAX_ROWS * KILN_CONV_TILE_MAX_BLOCKS * 16] __attribute__((aligned(64)));
+  const int64_t slot_floats = w * 16, block_floats = 2 * span * slot_floats;
+  float* KILN_RESTRICT first = ring + (row % span) * slot_floats;
+  for (int64_t b0 = 0; b0 < nb; b0 += tile_blocks)
+    for (int64_t x0 = 0; x0 < w; x0 += tile_rows) {
+      for (int64_t b = 0; b < tile_blocks; ++b)
+        for (int64_t r = 0; r < tile_rows; ++r)
+          for (int64_t l = 0; l < 16; ++l) tile[(b * tile_rows + r) * 16 + l] = pw_bias[(b0 + b) * 16 + l];
+      kiln_conv_nchwc_f32(tile_rows, tile_blocks, 1, cb, lanes, 1, 1, data + (row * w + x0) * lanes, h * w * lanes, 0,
+                          0, pw_weight + b0 * cb * lanes * 16, lanes * 16, cb * lanes * 16, 0, 0, tile, tile_rows * 16);
+      for (int64_t b = 0; b < tile_blocks; ++b) {
+        float* KILN_RESTRICT dst = first + (b0 + b) * block_floats + x0 * 16;
+        for (int64_t r = 0; r < tile_rows; ++r)
+          for (int64_t l = 0; l < 16; ++l) {
+            const float v = kiln_activate_f32(pw_act, pw_lo, pw_hi, tile[(b * tile_rows + r) * 16 + l]);
+            dst[r * 16 + l] = v;
+            dst[span * slot_floats + r * 16 + l] = v;
+          }
+      }
+    }
+  return 0;
+}
+
+static inline __attribute__((always_inline)) int32_t kiln_pwdw_f32(
+    int64_t tile_rows, int64_t tile_blocks, int64_t cb, int64_t h, int64_t w, int64_t lanes, int64_t kh, int64_t kw,
+    int64_t sh, int64_t sw, int64_t dh, int64_t dw, int64_t pad_top, int64_t pad_left, int64_t ow, int64_t nb,
+    int64_t y0, int64_t y1, const float* KILN_RESTRICT data, const float* KILN_RESTRICT pw_weight,
+    const float* KILN_RESTRICT pw_bias, int32_t pw_act, float pw_lo, float pw_hi, const float* KILN_RESTRICT dw_weight,
+    const float* KILN_RESTRICT dw_bias, int32_t dw_act, float dw_lo, float dw_hi, float* KILN_RESTRICT out,
+    int64_t out_block) {
+  const int64_t span = (kh - 1) * dh + 1, slot_floats = w * 16, block_floats = 2 * span * slot_floats;
+  float* ring = (float*)kiln_scratch_alloc(nb * block_floats * (int64_t)sizeof(float));
+  if (!ring) return -1;
+  int64_t next = 0; /* the first expanded row not computed yet */
+  for (int64_t y = y0; y < y1; ++y) {
+    const int64_t top = y * sh - pad_top;
+    const int64_t lo = top < 0 ? 0 : top, hi = top + span < h ? top + span : h;
+    if (next < lo) next = lo;
+    for (; next < hi; ++next)
+      kiln_pwdw_expand_row(tile_rows, tile_blocks, cb, h, w, lanes, nb, span, next, data, pw_weight, pw_bias, pw_act,
+                           pw_lo, pw_hi, ring);
+    for (int64_t b = 0; b < nb; ++b) {
+      float* KILN_RESTRICT row = out + b * out_block + (y - y0) * ow * 16;
+      for (int64_t x = 0; x < ow; ++x)
+        for (int64_t l = 0; l < 16; ++l) row[x * 16 + l] = dw_bias ? dw_bias[b * 16 + l] : 0.0f;
+      if (lo < hi)
+        kiln_dwconv_row_f32(16, ow, kh, kw, sw, dh, dw, ring + b * block_floats + (lo % span) * slot_floats, hi - lo, w,
+                            slot_floats, top - lo, -pad_left, dw_weight + b * kh * kw * 16, row);
+      for (int64_t x = 0; x < ow * 16; ++x) row[x] = kiln_activate_f32(dw_act, dw_lo, dw_hi, row[x]);
+    }
+  }
+  kiln_scratch_free(ring);
+  return 0;
+}
+
 #endif /* KILN_RUNTIME_MICROKERNELS_H_ */

@@ -18,6 +18,7 @@
   F(nn_attention) \
   F(nn_recurrent) \
   F(nn_winograd) \
+  F(nn_pointwise_depthwise) \
   F(nn_activation) \
   F(nn_bias_add) \
   F(nn_pad) \

@@ -166,6 +166,13 @@ struct WinogradConv2DOptions {
   bool epilogue = true;                     // fold a following per-channel bias add and relu / clip in
 };
 IRModule winograd_conv2d_pass(const IRModule& mod, const WinogradConv2DOptions& options = {}, bool fold = true);
+// FusePointwiseDepthwise: a blocked float32 1x1 convolution, its per-channel bias and activation
+// (clip, relu, swish or none) read only by a blocked depthwise convolution become one
+// nn.conv2d_pointwise_depthwise, which never stores the expanded tensor; the depthwise
+// convolution's per-channel bias and activation fold into it too.
+// Only where the expanded plane has at least `min_plane` positions (56 x 56: measured, smaller
+// planes stay in cache unfused and the fused kernel's one-block tile is slower there).
+IRModule fuse_pointwise_depthwise_pass(const IRModule& mod, int64_t min_plane = 56 * 56);
 // FuseLayerNorm: float32 layer normalisation spelled out op by op (mean, subtract, power, mean,
 // add, sqrt, divide, multiply by gamma, add beta over the last axis) becomes nn.layer_norm.
 IRModule fuse_layer_norm_pass(const IRModule& mod);

@@ -227,40 +227,18 @@ void depthwise_rows_schedule(const ScheduleInput& in, const BlockedShape& s) {
   conv.tensorize(conv.axis(3), depthwise_row_intrin(s, op->inputs.at(0), op->inputs.at(1)));
 }
 
-// The register tile of kiln_conv_nchwc_f32: `positions` (a divisor of the computed width) x
-// `blocks` output channel blocks (a divisor of a group's: the blocks of one call read the same
-// input blocks, so a tile must not straddle two groups); blocks == 0: not a convolution the tile
-// computes.
-struct BlockTile {
-  int64_t positions = 0, blocks = 0;
-};
+// A tile of kiln_conv_nchwc_f32 (conv_register_tile); blocks == 0: not a convolution the tile
+// computes. Its output blocks are of one group: the blocks of one call read the same input blocks.
+using BlockTile = ConvRegisterTile;
 
 bool block_tiles_apply(const BlockedShape& s, const ConvLayoutChoice& blocks) {
   return !blocks.depthwise && s.y == 16 && s.dtype == DType::kFloat32 && s.out_dtype == DType::kFloat32 &&
          s.strides.w <= 2;
 }
 
-// Each step of the tile loads positions + blocks vectors for positions x blocks multiply-adds:
-// the tile with the fewest loads per multiply-add whose accumulators fit in 28 of the 32 vector
-// registers (measured on AVX-512, cache-resident: 7x4, 8x3, 7x3 at 92-95% of peak, 14x2 at
-// 88-91%, 14x1 at 78-86%), the larger one on a tie.
 BlockTile block_tile(const BlockedShape& s, const ConvLayoutChoice& blocks, int64_t width) {
-  BlockTile best;
-  if (!block_tiles_apply(s, blocks)) return best;
-  constexpr int64_t kAccumulators = 28;
-  auto loads_per_fma = [](int64_t r, int64_t b) { return static_cast<double>(r + b) / static_cast<double>(r * b); };
-  for (int64_t b = 1; b <= KILN_CONV_TILE_MAX_BLOCKS; ++b) {
-    if (s.group_out_blocks % b) continue;
-    for (int64_t r = std::min<int64_t>(width, KILN_CONV_TILE_MAX_ROWS); r >= 1; --r) {
-      if (width % r || r * b > kAccumulators) continue;
-      const bool better =
-          !best.blocks || loads_per_fma(r, b) < loads_per_fma(best.positions, best.blocks) ||
-          (loads_per_fma(r, b) == loads_per_fma(best.positions, best.blocks) && r * b > best.positions * best.blocks);
-      if (better) best = {r, b};
-      break;
-    }
-  }
-  return best;
+  if (!block_tiles_apply(s, blocks)) return {};
+  return conv_register_tile(width, s.group_out_blocks);
 }
 
 // The accumulation of one tile as a call of kiln_conv_nchwc_f32; `desc` repeats the
@@ -332,6 +310,28 @@ void schedule_block_tiles(const ScheduleInput& in, const BlockedShape& s, const 
 }
 
 }  // namespace
+
+// Each step of the tile loads positions + blocks vectors for positions x blocks multiply-adds:
+// the tile with the fewest loads per multiply-add whose accumulators fit in 28 of the 32 vector
+// registers (measured on AVX-512, cache-resident: 7x4, 8x3, 7x3 at 92-95% of peak, 14x2 at
+// 88-91%, 14x1 at 78-86%), the larger one on a tie.
+ConvRegisterTile conv_register_tile(int64_t width, int64_t group_blocks) {
+  ConvRegisterTile best;
+  constexpr int64_t kAccumulators = 28;
+  auto loads_per_fma = [](int64_t r, int64_t b) { return static_cast<double>(r + b) / static_cast<double>(r * b); };
+  for (int64_t b = 1; b <= KILN_CONV_TILE_MAX_BLOCKS; ++b) {
+    if (group_blocks % b) continue;
+    for (int64_t r = std::min<int64_t>(width, KILN_CONV_TILE_MAX_ROWS); r >= 1; --r) {
+      if (width % r || r * b > kAccumulators) continue;
+      const bool better =
+          !best.blocks || loads_per_fma(r, b) < loads_per_fma(best.positions, best.blocks) ||
+          (loads_per_fma(r, b) == loads_per_fma(best.positions, best.blocks) && r * b > best.positions * best.blocks);
+      if (better) best = {r, b};
+      break;
+    }
+  }
+  return best;
+}
 
 Type blocked_conv2d_relation(const std::vector<Type>& args, const Conv2DAttrs& attrs, const ConvLayoutChoice& blocks) {
   const TensorTypeNode& data = arg_tensor_of_rank(args, 0, "data", 5, attrs.data_layout);

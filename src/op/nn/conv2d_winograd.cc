@@ -85,59 +85,12 @@ Type conv2d_winograd_relation(const std::vector<Type>& args, const Conv2DWinogra
   return out;
 }
 
-// The stand-in reads the operands in order, so the call receives them in that order. Operands in
-// memory already (placeholders) are read at one element: the stand-in is element-wise and the
-// output needs no initialisation. A computed operand (a fused producer's copy) is read whole by a
-// reduction, so that bound inference computes all of it; the lowering then zeroes the output
-// first, a cost only this rare case pays.
-bool is_input(const te::Tensor& t) { return t.op()->is_placeholder; }
-
-bool all_inputs(const std::vector<te::Tensor>& operands) {
-  return std::all_of(operands.begin(), operands.end(), is_input);
-}
-
-te::Tensor stand_in(const std::vector<int64_t>& out_shape, const std::vector<te::Tensor>& operands,
-                    const std::string& name, bool whole) {
-  if (!whole)
-    return te::compute(out_shape, name, [&](const te::Indices&) {
-      PrimExpr sum;
-      for (const te::Tensor& t : operands) {
-        const PrimExpr first = t(std::vector<PrimExpr>(t.ndim(), PrimExpr(int64_t{0})));
-        sum = sum.defined() ? sum + first : first;
-      }
-      return sum;
-    });
-  std::vector<te::IterVar> axes;
-  PrimExpr product;
-  for (size_t i = 0; i < operands.size(); ++i) {
-    const te::Tensor& t = operands[i];
-    std::vector<PrimExpr> index;
-    for (size_t d = 0; d < t.ndim(); ++d) {
-      axes.push_back(te::reduce_axis(t.shape()[d], cat("r", i, "_", d)));
-      index.push_back(PrimExpr(axes.back()));
-    }
-    product = product.defined() ? product * t(index) : t(index);
-  }
-  return te::compute(out_shape, name, [&](const te::Indices&) { return te::sum(product, axes); });
-}
-
 std::vector<int64_t> out_shape_of(const ComputeInput& call) { return expect_tensor(call.out_type, "output").shape; }
-
-std::string operand_name(const std::string& base, size_t i) { return cat(base, "_operand", i); }
-
-// An operand computed by an op fused before the call is copied into a buffer of its own (the
-// producer inlines into the copy), since the kernel reads operands from memory.
-te::Tensor operand(const ComputeInput& call, size_t i) {
-  const te::Tensor& arg = call.args.at(i);
-  if (arg.op()->is_placeholder) return arg;
-  return te::compute(arg.shape(), operand_name(call.name, i),
-                     [&](const te::Indices& index) { return arg(std::vector<PrimExpr>(index.begin(), index.end())); });
-}
 
 std::vector<te::Tensor> conv2d_winograd_compute(const ComputeInput& call, const Conv2DWinogradAttrs&) {
   std::vector<te::Tensor> operands;
-  for (size_t i = 0; i < call.args.size(); ++i) operands.push_back(operand(call, i));
-  return {stand_in(out_shape_of(call), operands, call.name, !all_inputs(operands))};
+  for (size_t i = 0; i < call.args.size(); ++i) operands.push_back(nn::operand_in_memory(call, i));
+  return {nn::stand_in(out_shape_of(call), operands, call.name, !nn::all_placeholders(operands))};
 }
 
 // Tiles per task: as many as keep a task's V and M (36 rows of in + out channels per tile) in
@@ -181,7 +134,8 @@ te::TensorIntrin winograd_intrin(const ComputeInput& call, const Conv2DWinogradA
     args.push_back(o.pointer());
     return tir::Evaluate{tir::extern_call("kiln_conv2d_winograd_f32", std::move(args))};
   };
-  return te::TensorIntrin{"kiln_conv2d_winograd_f32", stand_in(out, slots, "winograd", !all_inputs(call.args)), emit};
+  return te::TensorIntrin{"kiln_conv2d_winograd_f32",
+                          nn::stand_in(out, slots, "winograd", !nn::all_placeholders(call.args)), emit};
 }
 
 // The whole convolution is one call; the group's element-wise tail runs over its output.
@@ -189,23 +143,12 @@ void conv2d_winograd_schedule(const ScheduleInput& in, const Conv2DWinogradAttrs
   const te::Tensor& out = in.anchor.at(0);
   te::Stage& stage = in.schedule[out];
   stage.tensorize(stage.axis(0), winograd_intrin(in.call, attrs, in.target));
-  for (size_t i = 0; i < in.call.args.size(); ++i)
-    if (te::Tensor copy = nn::find_tensor(out, operand_name(in.call.name, i)); copy.defined())
-      schedule_injective_stage(in.schedule[copy], in.target);
-  for (const te::Tensor& o : in.outputs)
-    if (!o.same_as(out)) schedule_injective_stage(in.schedule[o], in.target);
+  nn::schedule_around_stand_in(in, out);
 }
 
 // The kernel is float32 only, on static non-empty shapes.
 std::string float32_static(const std::vector<Type>& arg_types, const Type& out_type, const Attrs&) {
-  std::vector<Type> all = arg_types;
-  all.push_back(out_type);
-  for (const Type& t : all) {
-    const TensorTypeNode* tt = as_tensor(t);
-    if (!tt || tt->dtype != DType::kFloat32) return "the Winograd kernel is float32 only";
-    for (int64_t d : tt->shape)
-      if (d <= 0) return "the Winograd kernel needs static, non-empty operands";
-  }
+  if (std::string reason = nn::float32_static_reason(arg_types, out_type, "Winograd"); !reason.empty()) return reason;
   const TensorTypeNode* data = as_tensor(arg_types.at(0));
   const TensorTypeNode* out = as_tensor(out_type);
   if (data->shape[4] > KILN_WINO_MAX_LANES || out->shape[4] > KILN_WINO_MAX_LANES)

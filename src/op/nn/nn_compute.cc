@@ -116,4 +116,67 @@ te::IterVar split_row_tasks(te::Stage& stage, size_t axis, int64_t row_length) {
   return row_in_task;
 }
 
+namespace {
+
+std::string operand_name(const std::string& base, size_t i) { return cat(base, "_operand", i); }
+
+}  // namespace
+
+te::Tensor stand_in(const std::vector<int64_t>& out_shape, const std::vector<te::Tensor>& operands,
+                    const std::string& name, bool whole) {
+  if (!whole)
+    return te::compute(out_shape, name, [&](const te::Indices&) {
+      tir::PrimExpr sum;
+      for (const te::Tensor& t : operands) {
+        const tir::PrimExpr first = t(std::vector<tir::PrimExpr>(t.ndim(), tir::PrimExpr(int64_t{0})));
+        sum = sum.defined() ? sum + first : first;
+      }
+      return sum;
+    });
+  std::vector<te::IterVar> axes;
+  tir::PrimExpr product;
+  for (size_t i = 0; i < operands.size(); ++i) {
+    const te::Tensor& t = operands[i];
+    std::vector<tir::PrimExpr> index;
+    for (size_t d = 0; d < t.ndim(); ++d) {
+      axes.push_back(te::reduce_axis(t.shape()[d], cat("r", i, "_", d)));
+      index.push_back(tir::PrimExpr(axes.back()));
+    }
+    product = product.defined() ? product * t(index) : t(index);
+  }
+  return te::compute(out_shape, name, [&](const te::Indices&) { return te::sum(product, axes); });
+}
+
+bool all_placeholders(const std::vector<te::Tensor>& operands) {
+  return std::all_of(operands.begin(), operands.end(), [](const te::Tensor& t) { return t.op()->is_placeholder; });
+}
+
+te::Tensor operand_in_memory(const ComputeInput& call, size_t i) {
+  const te::Tensor& arg = call.args.at(i);
+  if (arg.op()->is_placeholder) return arg;
+  return te::compute(arg.shape(), operand_name(call.name, i), [&](const te::Indices& index) {
+    return arg(std::vector<tir::PrimExpr>(index.begin(), index.end()));
+  });
+}
+
+std::string float32_static_reason(const std::vector<Type>& arg_types, const Type& out_type, const std::string& kernel) {
+  std::vector<Type> all = arg_types;
+  all.push_back(out_type);
+  for (const Type& t : all) {
+    const TensorTypeNode* tt = as_tensor(t);
+    if (!tt || tt->dtype != DType::kFloat32) return cat("the ", kernel, " kernel is float32 only");
+    for (int64_t d : tt->shape)
+      if (d <= 0) return cat("the ", kernel, " kernel needs static, non-empty operands");
+  }
+  return "";
+}
+
+void schedule_around_stand_in(const ScheduleInput& in, const te::Tensor& out) {
+  for (size_t i = 0; i < in.call.args.size(); ++i)
+    if (te::Tensor copy = find_tensor(out, operand_name(in.call.name, i)); copy.defined())
+      schedule_injective_stage(in.schedule[copy], in.target);
+  for (const te::Tensor& o : in.outputs)
+    if (!o.same_as(out)) schedule_injective_stage(in.schedule[o], in.target);
+}
+
 }  // namespace kiln::nn

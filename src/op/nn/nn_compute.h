@@ -50,6 +50,25 @@ te::Tensor find_tensor(const te::Tensor& root, const std::string& name);
 // The only output of the group, when it has the anchor's shape; undefined otherwise.
 te::Tensor single_output_like(const ScheduleInput& in, const te::Tensor& anchor_out);
 
+// Ops whose compiled form is one call of a whole-op micro-kernel (nn.conv2d_winograd,
+// nn.conv2d_pointwise_depthwise) compute a stand-in that names the operands and the output, and
+// their schedules tensorize its nest. The stand-in reads the operands in order, so the call
+// receives them in that order. Operands in memory already (placeholders) are read at one element:
+// the stand-in is element-wise and the output needs no initialisation. A computed operand (a
+// fused producer's copy) is read whole by a reduction, so that bound inference computes all of
+// it; the lowering then zeroes the output first, a cost only this rare case pays.
+te::Tensor stand_in(const std::vector<int64_t>& out_shape, const std::vector<te::Tensor>& operands,
+                    const std::string& name, bool whole);
+bool all_placeholders(const std::vector<te::Tensor>& operands);
+// Argument i of the call, or, when an op fused before the call computes it, a copy of it into a
+// buffer of its own (the producer inlines into the copy), since the kernel reads it from memory.
+te::Tensor operand_in_memory(const ComputeInput& call, size_t i);
+// Why `kernel` cannot compute a call of these types: not all float32, or not all static and
+// non-empty; "" when it can.
+std::string float32_static_reason(const std::vector<Type>& arg_types, const Type& out_type, const std::string& kernel);
+// Schedules the operand copies and the group's element-wise tail around the stand-in `out`.
+void schedule_around_stand_in(const ScheduleInput& in, const te::Tensor& out);
+
 // Fuses the consecutive leaves `leaves` (outer first) into one loop.
 te::IterVar fuse_all(te::Stage& stage, const std::vector<te::IterVar>& leaves);
 // The axes of `stage` before `axis` fused into rows of `row_length` elements and split into tasks
