@@ -1,8 +1,10 @@
 // Small matchers the rewriting passes share.
 #pragma once
 
+#include <algorithm>
 #include <unordered_map>
 
+#include "kiln/attrs/transform.h"
 #include "kiln/ir/expr.h"
 #include "kiln/ir/op.h"
 #include "kiln/ir/type.h"
@@ -31,6 +33,12 @@ inline std::unordered_map<const ExprNode*, size_t> use_counts(const Function& fn
   return uses;
 }
 
+// A float32 tensor of static, non-empty shape.
+inline bool static_nonempty_float32(const TensorTypeNode* t) {
+  return t && t->dtype == DType::kFloat32 &&
+         std::all_of(t->shape.begin(), t->shape.end(), [](int64_t d) { return d > 0; });
+}
+
 // A float32 tensor of one value per channel of the blocked output `out` (N, K/y, H, W, y): a
 // per-channel bias after AlterOpLayout, (K/y, 1, 1, y) or with leading ones.
 inline bool per_blocked_channel(const TensorTypeNode* bias, const TensorTypeNode* out) {
@@ -38,6 +46,13 @@ inline bool per_blocked_channel(const TensorTypeNode* bias, const TensorTypeNode
   Shape padded(5 - bias->ndim(), 1);
   padded.insert(padded.end(), bias->shape.begin(), bias->shape.end());
   return padded == Shape{1, out->shape[1], 1, 1, out->shape[4]};
+}
+
+// A per_blocked_channel bias as the (channels) vector a fused convolution call takes.
+inline Expr bias_as_vector(const Expr& bias, int64_t channels) {
+  ReshapeAttrs attrs;
+  attrs.newshape = {channels};
+  return call_op("reshape", {bias}, attrs);
 }
 
 // No variable (function parameter or let) in `e`: FoldConstant computes anything made of it.

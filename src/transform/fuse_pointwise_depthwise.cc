@@ -34,11 +34,6 @@ namespace {
 constexpr int64_t kBlock = 16;
 constexpr const char* kFused = "nn.conv2d_pointwise_depthwise";
 
-bool static_float32(const TensorTypeNode* t) {
-  return t && t->dtype == DType::kFloat32 &&
-         std::all_of(t->shape.begin(), t->shape.end(), [](int64_t d) { return d > 0; });
-}
-
 bool tiles_rows(int64_t width) {
   for (int64_t r = 4; r <= 14; ++r)
     if (width % r == 0) return true;
@@ -59,8 +54,8 @@ std::optional<BlockedConv> blocked_conv(const Expr& e) {
   const auto blocks = conv2d_blocks(c.attrs.data_layout, c.attrs.kernel_layout, c.attrs.out_layout);
   if (!blocks || blocks->out_block != kBlock) return std::nullopt;
   if (!c.attrs.out_dtype.empty() && c.attrs.out_dtype != "float32") return std::nullopt;
-  if (!static_float32(tensor_of(call->args[0])) || !static_float32(tensor_of(call->args[1])) ||
-      !static_float32(tensor_of(e)))
+  if (!static_nonempty_float32(tensor_of(call->args[0])) || !static_nonempty_float32(tensor_of(call->args[1])) ||
+      !static_nonempty_float32(tensor_of(e)))
     return std::nullopt;
   c.blocks = *blocks;
   return c;
@@ -160,17 +155,11 @@ class PointwiseDepthwiseRewriter : public ExprRewriter {
       const Expr& rebuilt_pw = rewritten(add->args[i]);
       const auto* pw_call = as<CallNode>(rebuilt_pw);
       return call_op(kFused,
-                     {pw_call->args[0], pw_call->args[1], flat(rewritten(bias), expanded->shape[1] * kBlock),
+                     {pw_call->args[0], pw_call->args[1], bias_as_vector(rewritten(bias), expanded->shape[1] * kBlock),
                       as<CallNode>(rebuilt)->args[1]},
                      attrs);
     }
     return rebuilt;
-  }
-
-  static Expr flat(const Expr& bias, int64_t channels) {
-    ReshapeAttrs attrs;
-    attrs.newshape = {channels};
-    return call_op("reshape", {bias}, attrs);
   }
 
   // The rewritten form of `arg` when it is a fused call only the op at hand reads, with
@@ -187,7 +176,7 @@ class PointwiseDepthwiseRewriter : public ExprRewriter {
       const CallNode* fused = uses(add.args[i]) == 1 ? foldable(add.args[i], 4, 4) : nullptr;
       if (!fused || !per_blocked_channel(tensor_of(bias), tensor_of(add.args[i])) || !variable_free(bias)) continue;
       std::vector<Expr> args = fused->args;
-      args.push_back(flat(rewritten(bias), tensor_of(add.args[i])->shape[1] * kBlock));
+      args.push_back(bias_as_vector(rewritten(bias), tensor_of(add.args[i])->shape[1] * kBlock));
       return call_op(kFused, args, attrs_from<Conv2DPointwiseDepthwiseAttrs>(fused->attrs, kFused));
     }
     return rebuilt;

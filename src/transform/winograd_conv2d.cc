@@ -48,11 +48,6 @@ namespace kiln {
 
 namespace {
 
-bool static_float32(const TensorTypeNode* t) {
-  return t && t->dtype == DType::kFloat32 &&
-         std::all_of(t->shape.begin(), t->shape.end(), [](int64_t d) { return d > 0; });
-}
-
 class WinogradRewriter : public ExprRewriter {
  public:
   WinogradRewriter(const Function& fn, const WinogradConv2DOptions& options, bool fold)
@@ -111,10 +106,8 @@ class WinogradRewriter : public ExprRewriter {
       const auto attrs = attrs_from<Conv2DWinogradAttrs>(conv->attrs, "nn.conv2d_winograd");
       if (conv->args.size() == 2 && per_blocked_channel(tensor_of(other), tensor_of(add.args[i])) &&
           variable_free(other)) {
-        ReshapeAttrs flat;
-        flat.newshape = {attrs.channels};
-        Expr flat_bias = call_op("reshape", {rewritten(other)}, flat);
-        return call_op("nn.conv2d_winograd", {conv->args[0], conv->args[1], flat_bias}, attrs);
+        return call_op("nn.conv2d_winograd",
+                       {conv->args[0], conv->args[1], bias_as_vector(rewritten(other), attrs.channels)}, attrs);
       }
       if (conv->args.size() == 3 && same_type(tensor_of(other), tensor_of(add.args[i])))
         return call_op("nn.conv2d_winograd", {conv->args[0], conv->args[1], conv->args[2], rewritten(other)}, attrs);
@@ -146,8 +139,8 @@ class WinogradRewriter : public ExprRewriter {
     const TensorTypeNode* data = tensor_of(call.args[0]);
     const TensorTypeNode* weight = tensor_of(call.args[1]);
     const auto* out = as_tensor(call.checked_type());
-    if (!static_float32(data) || !static_float32(weight) || !static_float32(out) || weight->ndim() != 6 ||
-        data->ndim() != 5)
+    if (!static_nonempty_float32(data) || !static_nonempty_float32(weight) || !static_nonempty_float32(out) ||
+        weight->ndim() != 6 || data->ndim() != 5)
       return false;
     if (!attrs.out_dtype.empty() && attrs.out_dtype != "float32") return false;
     const Window2D window = attrs.window();

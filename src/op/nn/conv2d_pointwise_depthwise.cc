@@ -98,11 +98,6 @@ PrimExpr activation_code(const FoldedActivation& act) {
 
 te::TensorIntrin pointwise_depthwise_intrin(const ComputeInput& call, const Conv2DPointwiseDepthwiseAttrs& attrs,
                                             const PointwiseDepthwiseTasks& tasks) {
-  std::vector<te::Tensor> slots;
-  for (size_t i = 0; i < call.args.size(); ++i) {
-    const te::Tensor& arg = call.args[i];
-    slots.push_back(te::placeholder(arg.shape(), arg.dtype(), cat("A", i)));
-  }
   const Shape x = call.args.at(0).shape(), dw = call.args.at(3).shape(),
               out = expect_tensor(call.out_type, "output").shape;
   const Window2D win = attrs.window();
@@ -131,8 +126,7 @@ te::TensorIntrin pointwise_depthwise_intrin(const ComputeInput& call, const Conv
     return tir::Evaluate{tir::extern_call("kiln_pwdw_f32", std::move(args))};
   };
   const std::vector<int64_t> task_shape = {1, tasks.blocks, tasks.rows, out[3], kBlock};
-  return te::TensorIntrin{"kiln_pwdw_f32", nn::stand_in(task_shape, slots, "pwdw", !nn::all_placeholders(call.args)),
-                          emit};
+  return te::TensorIntrin{"kiln_pwdw_f32", nn::stand_in_description(call, task_shape, "pwdw"), emit};
 }
 
 // Tasks (image, block group, row group) in parallel, each one call.

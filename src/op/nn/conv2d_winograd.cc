@@ -109,11 +109,6 @@ int64_t panel_k_block(int64_t channels, const Target& target) {
 }
 
 te::TensorIntrin winograd_intrin(const ComputeInput& call, const Conv2DWinogradAttrs& attrs, const Target& target) {
-  std::vector<te::Tensor> slots;
-  for (size_t i = 0; i < call.args.size(); ++i) {
-    const te::Tensor& arg = call.args[i];
-    slots.push_back(te::placeholder(arg.shape(), arg.dtype(), cat("A", i)));
-  }
   const Shape x = call.args.at(0).shape(), out = out_shape_of(call);
   const int64_t tiles = x[0] * ((out[2] + 3) / 4) * ((out[3] + 3) / 4);
   const int64_t block = tiles_per_task(tiles, x[1] * x[4], call.args.at(1).shape()[1], target);
@@ -134,8 +129,7 @@ te::TensorIntrin winograd_intrin(const ComputeInput& call, const Conv2DWinogradA
     args.push_back(o.pointer());
     return tir::Evaluate{tir::extern_call("kiln_conv2d_winograd_f32", std::move(args))};
   };
-  return te::TensorIntrin{"kiln_conv2d_winograd_f32",
-                          nn::stand_in(out, slots, "winograd", !nn::all_placeholders(call.args)), emit};
+  return te::TensorIntrin{"kiln_conv2d_winograd_f32", nn::stand_in_description(call, out, "winograd"), emit};
 }
 
 // The whole convolution is one call; the group's element-wise tail runs over its output.

@@ -151,6 +151,15 @@ bool all_placeholders(const std::vector<te::Tensor>& operands) {
   return std::all_of(operands.begin(), operands.end(), [](const te::Tensor& t) { return t.op()->is_placeholder; });
 }
 
+te::Tensor stand_in_description(const ComputeInput& call, const std::vector<int64_t>& shape, const std::string& name) {
+  std::vector<te::Tensor> slots;
+  for (size_t i = 0; i < call.args.size(); ++i) {
+    const te::Tensor& arg = call.args[i];
+    slots.push_back(te::placeholder(arg.shape(), arg.dtype(), cat("A", i)));
+  }
+  return stand_in(shape, slots, name, !all_placeholders(call.args));
+}
+
 te::Tensor operand_in_memory(const ComputeInput& call, size_t i) {
   const te::Tensor& arg = call.args.at(i);
   if (arg.op()->is_placeholder) return arg;

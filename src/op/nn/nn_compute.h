@@ -60,6 +60,9 @@ te::Tensor single_output_like(const ScheduleInput& in, const te::Tensor& anchor_
 te::Tensor stand_in(const std::vector<int64_t>& out_shape, const std::vector<te::Tensor>& operands,
                     const std::string& name, bool whole);
 bool all_placeholders(const std::vector<te::Tensor>& operands);
+// The stand-in over placeholders of the call's argument shapes, with `shape`: the description a
+// tensorize intrinsic matches against the call's stand-in (whole when the call's is).
+te::Tensor stand_in_description(const ComputeInput& call, const std::vector<int64_t>& shape, const std::string& name);
 // Argument i of the call, or, when an op fused before the call computes it, a copy of it into a
 // buffer of its own (the producer inlines into the copy), since the kernel reads it from memory.
 te::Tensor operand_in_memory(const ComputeInput& call, size_t i);

@@ -33,6 +33,7 @@ void conv2d_pointwise_depthwise_kernel(const Conv2DPointwiseDepthwiseAttrs& attr
   const int64_t n = ds[0], cb = ds[1], h = ds[2], w = ds[3], x = ds[4], eb = os[1], oh = os[2], ow = os[3];
   const int64_t kh = ws[2], kw = ws[3], y = 16;
   const Window2D win = attrs.window();
+  const FoldedActivation pw_act = attrs.pointwise(), dw_act = attrs.depthwise();
   dispatch_compute(inputs[0].dtype(), [&](auto tag) {
     using C = decltype(tag);
     ConstView<C> data(inputs[0]), pw(inputs[1]), pw_bias(inputs[2]), dw(inputs[3]);
@@ -49,7 +50,7 @@ void conv2d_pointwise_depthwise_kernel(const Conv2DPointwiseDepthwiseAttrs& attr
             sum += static_cast<double>(d[(c / x * h * w + p) * x + c % x]) *
                    static_cast<double>(pw.data()[((e / y * cb + c / x) * x + c % x) * y + e % y]);
           expanded[static_cast<size_t>((e / y * h * w + p) * y + e % y)] =
-              activate(attrs.pointwise(), static_cast<C>(static_cast<C>(sum) + pw_bias.data()[e]));
+              activate(pw_act, static_cast<C>(static_cast<C>(sum) + pw_bias.data()[e]));
         }
       for (int64_t e = 0; e < eb * y; ++e)
         for (int64_t r = 0; r < oh; ++r)
@@ -65,7 +66,7 @@ void conv2d_pointwise_depthwise_kernel(const Conv2DPointwiseDepthwiseAttrs& attr
               }
             C v = static_cast<C>(sum);
             if (dw_bias) v = static_cast<C>(v + dw_bias->data()[e]);
-            out.data()[(((image * eb + e / y) * oh + r) * ow + s) * y + e % y] = activate(attrs.depthwise(), v);
+            out.data()[(((image * eb + e / y) * oh + r) * ow + s) * y + e % y] = activate(dw_act, v);
           }
     }
     out.commit();
