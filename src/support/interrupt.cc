@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
@@ -58,15 +59,30 @@ void reap_group(pid_t group) {
   }
 }
 
+// Removes `paths` and checks that they stay gone: the main thread goes on until _exit and may
+// still write a compile unit into a partial folder being removed (its rmdir then fails) or
+// create one. Bounded: a writer that never stops cannot hold the exit back for long.
+void remove_until_gone(const std::multiset<std::string>& paths) {
+  using namespace std::chrono_literals;
+  int clean_checks = 0;
+  for (int round = 0; round < 200 && clean_checks < 2; ++round) {
+    bool any_left = false;
+    for (const std::string& path : paths) {
+      std::error_code ec;
+      fs::remove_all(path, ec);
+      any_left = any_left || fs::exists(path, ec);
+    }
+    clean_checks = any_left ? 0 : clean_checks + 1;
+    if (clean_checks < 2) std::this_thread::sleep_for(5ms);
+  }
+}
+
 [[noreturn]] void clean_up_and_exit(int sig) {
   PendingWork& work = pending();
   std::lock_guard lock(work.mutex);                           // held until _exit: nothing new is registered meanwhile
   for (pid_t child : work.children) ::kill(-child, SIGKILL);  // its process group: sh, cc, cc1, as
   for (pid_t child : work.children) reap_group(child);
-  for (const std::string& path : work.paths) {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
+  remove_until_gone(work.paths);
   ::_exit(128 + sig);
 }
 
