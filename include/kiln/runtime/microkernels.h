@@ -1413,7 +1413,25 @@ static inline int32_t kiln_conv2d_winograd_f32(int64_t n, int64_t cb, int64_t h,
  * position's input once for rows x blocks FMAs; the accumulators stay in registers over all input
  * blocks and taps, and per input block the taps' weights are one contiguous run (read in order,
  * prefetched KILN_CONV_PREFETCH_AHEAD floats ahead: a layer's weights come from memory once per
- * run, and the hardware prefetcher stops at every page). Returns 0. */
+ * run, and the hardware prefetcher stops at every page). Returns 0.
+ * kiln_conv_nchwc_ep_f32 is the same tile with an epilogue in registers: the accumulators start
+ * at bias[b * 16 + l] instead of C's values, pass through `act` (KILN_ACT_*, with lo, hi) and are
+ * stored to C and, when twin != 0, also twin floats after each (kiln_pwdw_f32's ring). */
+/* Activations a convolution call applies before its stores: none, clamp to [lo, hi] (NaN kept, as
+ * clip keeps it) or swish (x * sigmoid(x)). */
+#define KILN_ACT_NONE 0
+#define KILN_ACT_CLAMP 1
+#define KILN_ACT_SWISH 2
+
+static inline __attribute__((always_inline)) float kiln_activate_f32(int32_t act, float lo, float hi, float v) {
+  if (act == KILN_ACT_CLAMP) {
+    v = v < lo ? lo : v;
+    return v > hi ? hi : v;
+  }
+  if (act == KILN_ACT_SWISH) return kiln_swishf(v);
+  return v;
+}
+
 #define KILN_CONV_TILE_MAX_ROWS 14
 #define KILN_CONV_TILE_MAX_BLOCKS 4
 
@@ -1431,12 +1449,18 @@ static inline int32_t kiln_conv2d_winograd_f32(int64_t n, int64_t cb, int64_t h,
   KILN_CONV_TILE_FOR_BLOCKS(X, 12) KILN_CONV_TILE_FOR_BLOCKS(X, 13)
 /* clang-format on */
 #define KILN_CONV_TILE_LIVE(b, r) ((b) < blocks && (r) < rows)
-#define KILN_CONV_TILE_LOAD(b, r) \
-  __m512 acc##b##_##r = KILN_CONV_TILE_LIVE(b, r) ? _mm512_loadu_ps(c + (b)*c_block + (r)*16) : _mm512_setzero_ps();
+#define KILN_CONV_TILE_LOAD(b, r)                                                                    \
+  __m512 acc##b##_##r = !KILN_CONV_TILE_LIVE(b, r) ? _mm512_setzero_ps()                             \
+                        : bias                     ? _mm512_loadu_ps(bias + (b)*16)                  \
+                                                   : _mm512_loadu_ps(c + (b)*c_block + (r)*16);
 #define KILN_CONV_TILE_FMA(b, r) \
   if (KILN_CONV_TILE_LIVE(b, r)) acc##b##_##r = _mm512_fmadd_ps(_mm512_set1_ps(dc[(r)*step + i]), w##b, acc##b##_##r);
-#define KILN_CONV_TILE_STORE(b, r) \
-  if (KILN_CONV_TILE_LIVE(b, r)) _mm512_storeu_ps(c + (b)*c_block + (r)*16, acc##b##_##r);
+#define KILN_CONV_TILE_STORE(b, r)                                              \
+  if (KILN_CONV_TILE_LIVE(b, r)) {                                              \
+    const __m512 out_ = kiln_activate_v16(act, lo, hi, acc##b##_##r);           \
+    _mm512_storeu_ps(c + (b)*c_block + (r)*16, out_);                           \
+    if (twin) _mm512_storeu_ps(c + twin + (b)*c_block + (r)*16, out_);          \
+  }
 #ifndef KILN_CONV_PREFETCH_AHEAD
 #define KILN_CONV_PREFETCH_AHEAD 1024
 #endif
@@ -1459,10 +1483,24 @@ static inline int32_t kiln_conv2d_winograd_f32(int64_t n, int64_t cb, int64_t h,
 #define KILN_CONV_PREFETCH_DATA(p, i) \
   if ((i)*16 < rows * step && ic + KILN_CONV_DATA_AHEAD < cb) _mm_prefetch((const char*)((p) + (i)*16), _MM_HINT_T0);
 
-static inline __attribute__((always_inline)) int32_t kiln_conv_nchwc_f32(
+/* The activation of 16 lanes in registers; act is a literal where it is called. */
+static inline __attribute__((always_inline)) __m512 kiln_activate_v16(int32_t act, float lo, float hi, __m512 v) {
+  if (act == KILN_ACT_CLAMP) /* max / min return their second operand for a NaN: v stays NaN */
+    return _mm512_min_ps(_mm512_set1_ps(hi), _mm512_max_ps(_mm512_set1_ps(lo), v));
+  if (act == KILN_ACT_SWISH) {
+    float lanes_[16] __attribute__((aligned(64)));
+    _mm512_store_ps(lanes_, v);
+    for (int l = 0; l < 16; ++l) lanes_[l] = kiln_swishf(lanes_[l]);
+    return _mm512_load_ps(lanes_);
+  }
+  return v;
+}
+
+static inline __attribute__((always_inline)) int32_t kiln_conv_nchwc_ep_f32(
     int64_t rows, int64_t blocks, int64_t stride, int64_t cb, int64_t lanes, int64_t kh, int64_t kw,
     const float* KILN_RESTRICT d, int64_t d_block, int64_t d_tap_row, int64_t d_tap_col, const float* KILN_RESTRICT w,
-    int64_t w_in, int64_t w_out, int64_t w_tap_row, int64_t w_tap_col, float* KILN_RESTRICT c, int64_t c_block) {
+    int64_t w_in, int64_t w_out, int64_t w_tap_row, int64_t w_tap_col, float* KILN_RESTRICT c, int64_t c_block,
+    const float* KILN_RESTRICT bias, int32_t act, float lo, float hi, int64_t twin) {
   const int64_t step = lanes * stride;
   KILN_CONV_TILE_FOR_TILE(KILN_CONV_TILE_LOAD)
   /* The taps stay loops: unrolled with one input channel per block (a stem's NCHW1c), GCC
@@ -1493,17 +1531,18 @@ static inline __attribute__((always_inline)) int32_t kiln_conv_nchwc_f32(
 
 #else /* AVX2 and portable: the same contract, one 16-lane accumulator at a time, left to the compiler */
 
-static inline int32_t kiln_conv_nchwc_f32(int64_t rows, int64_t blocks, int64_t stride, int64_t cb, int64_t lanes,
-                                          int64_t kh, int64_t kw, const float* KILN_RESTRICT d, int64_t d_block,
-                                          int64_t d_tap_row, int64_t d_tap_col, const float* KILN_RESTRICT w,
-                                          int64_t w_in, int64_t w_out, int64_t w_tap_row, int64_t w_tap_col,
-                                          float* KILN_RESTRICT c, int64_t c_block) {
+static inline int32_t kiln_conv_nchwc_ep_f32(int64_t rows, int64_t blocks, int64_t stride, int64_t cb, int64_t lanes,
+                                             int64_t kh, int64_t kw, const float* KILN_RESTRICT d, int64_t d_block,
+                                             int64_t d_tap_row, int64_t d_tap_col, const float* KILN_RESTRICT w,
+                                             int64_t w_in, int64_t w_out, int64_t w_tap_row, int64_t w_tap_col,
+                                             float* KILN_RESTRICT c, int64_t c_block, const float* KILN_RESTRICT bias,
+                                             int32_t act, float lo, float hi, int64_t twin) {
   for (int64_t b = 0; b < blocks; ++b)
     for (int64_t r = 0; r < rows; ++r) {
       float acc[16];
       float* KILN_RESTRICT out = c + b * c_block + r * 16;
       const float* KILN_RESTRICT dr = d + r * lanes * stride;
-      for (int l = 0; l < 16; ++l) acc[l] = out[l];
+      for (int l = 0; l < 16; ++l) acc[l] = bias ? bias[b * 16 + l] : out[l];
       for (int64_t ic = 0; ic < cb; ++ic)
         for (int64_t ty = 0; ty < kh; ++ty)
           for (int64_t tx = 0; tx < kw; ++tx)
@@ -1512,12 +1551,24 @@ static inline int32_t kiln_conv_nchwc_f32(int64_t rows, int64_t blocks, int64_t 
               const float* KILN_RESTRICT wv = w + b * w_out + ic * w_in + ty * w_tap_row + tx * w_tap_col + i * 16;
               for (int l = 0; l < 16; ++l) acc[l] += v * wv[l];
             }
-      for (int l = 0; l < 16; ++l) out[l] = acc[l];
+      for (int l = 0; l < 16; ++l) {
+        out[l] = kiln_activate_f32(act, lo, hi, acc[l]);
+        if (twin) out[twin + l] = out[l];
+      }
     }
   return 0;
 }
 
 #endif
+
+/* The tile without an epilogue: accumulates into C. */
+static inline __attribute__((always_inline)) int32_t kiln_conv_nchwc_f32(
+    int64_t rows, int64_t blocks, int64_t stride, int64_t cb, int64_t lanes, int64_t kh, int64_t kw,
+    const float* KILN_RESTRICT d, int64_t d_block, int64_t d_tap_row, int64_t d_tap_col, const float* KILN_RESTRICT w,
+    int64_t w_in, int64_t w_out, int64_t w_tap_row, int64_t w_tap_col, float* KILN_RESTRICT c, int64_t c_block) {
+  return kiln_conv_nchwc_ep_f32(rows, blocks, stride, cb, lanes, kh, kw, d, d_block, d_tap_row, d_tap_col, w, w_in,
+                                w_out, w_tap_row, w_tap_col, c, c_block, 0, KILN_ACT_NONE, 0.0f, 0.0f, 0);
+}
 
 /* ---- Depthwise convolution rows (blocked layout) ----------------------------------------------
  * kiln_dwconv_row_f32 adds one output row of one channel block of a depthwise convolution to
@@ -1663,44 +1714,20 @@ static inline int32_t kiln_dwconv_row_f32(int64_t lanes, int64_t ow, int64_t kh,
  * divisor of nb), which the generated call passes as literals like the activations.
  * dw_bias may be NULL (no bias). act: KILN_ACT_NONE, KILN_ACT_CLAMP (to [lo, hi], NaN kept, as
  * clip), KILN_ACT_SWISH (x * sigmoid(x)). Returns 0, or -1 when the ring cannot be allocated. */
-#define KILN_ACT_NONE 0
-#define KILN_ACT_CLAMP 1
-#define KILN_ACT_SWISH 2
-
-static inline __attribute__((always_inline)) float kiln_activate_f32(int32_t act, float lo, float hi, float v) {
-  if (act == KILN_ACT_CLAMP) {
-    v = v < lo ? lo : v;
-    return v > hi ? hi : v;
-  }
-  if (act == KILN_ACT_SWISH) return kiln_swishf(v);
-  return v;
-}
-
-/* Expanded row `row` of the call's blocks into ring slots row % span and row % span + span. */
+/* Expanded row `row` of the call's blocks into ring slots row % span and row % span + span: the
+ * tile starts at the bias and stores the activated sums to both slots. */
 static inline __attribute__((always_inline)) int32_t kiln_pwdw_expand_row(
     int64_t tile_rows, int64_t tile_blocks, int64_t cb, int64_t h, int64_t w, int64_t lanes, int64_t nb, int64_t span,
     int64_t row, const float* KILN_RESTRICT data, const float* KILN_RESTRICT pw_weight,
     const float* KILN_RESTRICT pw_bias, int32_t pw_act, float pw_lo, float pw_hi, float* KILN_RESTRICT ring) {
-  float tile[KILN_CONV_TILE_MAX_ROWS * KILN_CONV_TILE_MAX_BLOCKS * 16] __attribute__((aligned(64)));
   const int64_t slot_floats = w * 16, block_floats = 2 * span * slot_floats;
   float* KILN_RESTRICT first = ring + (row % span) * slot_floats;
   for (int64_t b0 = 0; b0 < nb; b0 += tile_blocks)
-    for (int64_t x0 = 0; x0 < w; x0 += tile_rows) {
-      for (int64_t b = 0; b < tile_blocks; ++b)
-        for (int64_t r = 0; r < tile_rows; ++r)
-          for (int64_t l = 0; l < 16; ++l) tile[(b * tile_rows + r) * 16 + l] = pw_bias[(b0 + b) * 16 + l];
-      kiln_conv_nchwc_f32(tile_rows, tile_blocks, 1, cb, lanes, 1, 1, data + (row * w + x0) * lanes, h * w * lanes, 0,
-                          0, pw_weight + b0 * cb * lanes * 16, lanes * 16, cb * lanes * 16, 0, 0, tile, tile_rows * 16);
-      for (int64_t b = 0; b < tile_blocks; ++b) {
-        float* KILN_RESTRICT dst = first + (b0 + b) * block_floats + x0 * 16;
-        for (int64_t r = 0; r < tile_rows; ++r)
-          for (int64_t l = 0; l < 16; ++l) {
-            const float v = kiln_activate_f32(pw_act, pw_lo, pw_hi, tile[(b * tile_rows + r) * 16 + l]);
-            dst[r * 16 + l] = v;
-            dst[span * slot_floats + r * 16 + l] = v;
-          }
-      }
-    }
+    for (int64_t x0 = 0; x0 < w; x0 += tile_rows)
+      kiln_conv_nchwc_ep_f32(tile_rows, tile_blocks, 1, cb, lanes, 1, 1, data + (row * w + x0) * lanes, h * w * lanes,
+                             0, 0, pw_weight + b0 * cb * lanes * 16, lanes * 16, cb * lanes * 16, 0, 0,
+                             first + b0 * block_floats + x0 * 16, block_floats, pw_bias + b0 * 16, pw_act, pw_lo,
+                             pw_hi, span * slot_floats);
   return 0;
 }
 
