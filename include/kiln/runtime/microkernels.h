@@ -1578,7 +1578,10 @@ static inline __attribute__((always_inline)) int32_t kiln_conv_nchwc_f32(
  * (kh, kw, lanes) contiguous. Taps outside the plane read zero: the kernel clamps the tap rows
  * to the plane once per row and the tap columns of the few border positions, so no padded copy
  * of the input is made. The interior positions run in register tiles of KILN_DW_TILE positions
- * by one vector of channels, each tap's weight vector loaded once per tile. Returns 0. */
+ * by one vector of channels, each tap's weight vector loaded once per tile. Returns 0.
+ * kiln_dwconv_row_ep_f32 is the same row with an epilogue in registers: each position starts at
+ * init[c] (lanes floats) instead of out's values and is stored through `act` (KILN_ACT_*, with
+ * lo, hi), so the row is written once (kiln_pwdw_f32's output rows). */
 #define KILN_DW_TILE 12
 
 #if defined(__AVX512F__)
@@ -1588,6 +1591,9 @@ typedef __m512 kiln_dw_vec;
 #define KILN_DW_LOAD(p) _mm512_loadu_ps(p)
 #define KILN_DW_STORE(p, v) _mm512_storeu_ps((p), (v))
 #define KILN_DW_FMA(a, b, c) _mm512_fmadd_ps((a), (b), (c))
+#define KILN_DW_SET1(x) _mm512_set1_ps(x)
+#define KILN_DW_MIN(a, b) _mm512_min_ps((a), (b))
+#define KILN_DW_MAX(a, b) _mm512_max_ps((a), (b))
 #elif defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
 #define KILN_DW_VL 8
@@ -1595,6 +1601,9 @@ typedef __m256 kiln_dw_vec;
 #define KILN_DW_LOAD(p) _mm256_loadu_ps(p)
 #define KILN_DW_STORE(p, v) _mm256_storeu_ps((p), (v))
 #define KILN_DW_FMA(a, b, c) _mm256_fmadd_ps((a), (b), (c))
+#define KILN_DW_SET1(x) _mm256_set1_ps(x)
+#define KILN_DW_MIN(a, b) _mm256_min_ps((a), (b))
+#define KILN_DW_MAX(a, b) _mm256_max_ps((a), (b))
 #endif
 
 /* The tap rows r in [*r0, *r1) whose input row row0 + r*dh lies in [0, h). */
@@ -1621,15 +1630,30 @@ static inline void kiln_dw_position(int64_t lanes, int64_t rows, int64_t kw, int
 }
 
 #if defined(KILN_DW_VL)
+/* One vector through an activation; act is KILN_ACT_NONE where the caller has no epilogue. */
+static inline __attribute__((always_inline)) kiln_dw_vec kiln_dw_activate(int32_t act, float lo, float hi,
+                                                                         kiln_dw_vec v) {
+  if (act == KILN_ACT_CLAMP) /* max / min return their second operand for a NaN: v stays NaN */
+    return KILN_DW_MIN(KILN_DW_SET1(hi), KILN_DW_MAX(KILN_DW_SET1(lo), v));
+  if (act == KILN_ACT_SWISH) {
+    float lanes_[KILN_DW_VL];
+    KILN_DW_STORE(lanes_, v);
+    for (int l = 0; l < KILN_DW_VL; ++l) lanes_[l] = kiln_swishf(lanes_[l]);
+    return KILN_DW_LOAD(lanes_);
+  }
+  return v;
+}
+
 /* `positions` consecutive interior positions (every tap inside the plane) of one vector of
  * channels: accumulators in registers, positions unrolled by the constant callers give. */
 static inline __attribute__((always_inline)) void kiln_dw_tile(int64_t positions, int64_t rows, int64_t kw,
                                                                const float* KILN_RESTRICT in, int64_t row_step,
                                                                int64_t position_step, int64_t tap_step,
                                                                const float* KILN_RESTRICT weight, int64_t lanes,
-                                                               float* KILN_RESTRICT out) {
+                                                               float* KILN_RESTRICT out, const float* KILN_RESTRICT init,
+                                                               int32_t act, float lo, float hi) {
   kiln_dw_vec acc[KILN_DW_TILE];
-  for (int64_t i = 0; i < positions; ++i) acc[i] = KILN_DW_LOAD(out + i * lanes);
+  for (int64_t i = 0; i < positions; ++i) acc[i] = KILN_DW_LOAD(init ? init : out + i * lanes);
   for (int64_t r = 0; r < rows; ++r) {
     const float* row = in + r * row_step;
     for (int64_t q = 0; q < kw; ++q) {
@@ -1638,34 +1662,40 @@ static inline __attribute__((always_inline)) void kiln_dw_tile(int64_t positions
       for (int64_t i = 0; i < positions; ++i) acc[i] = KILN_DW_FMA(KILN_DW_LOAD(tap + i * position_step), wv, acc[i]);
     }
   }
-  for (int64_t i = 0; i < positions; ++i) KILN_DW_STORE(out + i * lanes, acc[i]);
+  for (int64_t i = 0; i < positions; ++i) KILN_DW_STORE(out + i * lanes, kiln_dw_activate(act, lo, hi, acc[i]));
 }
 
 /* One border position of one vector of channels: the tap columns clamped to [0, w). */
 static inline void kiln_dw_border(int64_t rows, int64_t kw, int64_t col, int64_t dw, int64_t w,
                                   const float* KILN_RESTRICT in_rows, int64_t row_step,
-                                  const float* KILN_RESTRICT weight, int64_t lanes, float* KILN_RESTRICT out) {
+                                  const float* KILN_RESTRICT weight, int64_t lanes, float* KILN_RESTRICT out,
+                                  const float* KILN_RESTRICT init, int32_t act, float lo, float hi) {
   const int64_t q0 = col < 0 ? (-col + dw - 1) / dw : 0;
   const int64_t q_end = col >= w ? 0 : (w - 1 - col) / dw + 1;
   const int64_t q1 = q_end < kw ? q_end : kw;
-  kiln_dw_vec acc = KILN_DW_LOAD(out);
+  kiln_dw_vec acc = KILN_DW_LOAD(init ? init : out);
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t q = q0; q < q1; ++q)
       acc = KILN_DW_FMA(KILN_DW_LOAD(in_rows + r * row_step + (col + q * dw) * lanes),
                         KILN_DW_LOAD(weight + (r * kw + q) * lanes), acc);
-  KILN_DW_STORE(out, acc);
+  KILN_DW_STORE(out, kiln_dw_activate(act, lo, hi, acc));
 }
 #endif
 
-static inline int32_t kiln_dwconv_row_f32(int64_t lanes, int64_t ow, int64_t kh, int64_t kw, int64_t sw, int64_t dh,
-                                          int64_t dw, const float* KILN_RESTRICT plane, int64_t h, int64_t w,
-                                          int64_t row_stride, int64_t row0, int64_t col0,
-                                          const float* KILN_RESTRICT weight, float* KILN_RESTRICT out) {
+/* The row with or without the epilogue (init NULL: accumulate into out, act KILN_ACT_NONE). */
+static inline __attribute__((always_inline)) int32_t kiln_dwconv_row_any(
+    int64_t lanes, int64_t ow, int64_t kh, int64_t kw, int64_t sw, int64_t dh, int64_t dw,
+    const float* KILN_RESTRICT plane, int64_t h, int64_t w, int64_t row_stride, int64_t row0, int64_t col0,
+    const float* KILN_RESTRICT weight, float* KILN_RESTRICT out, const float* KILN_RESTRICT init, int32_t act,
+    float lo, float hi) {
   int64_t r0, r1;
   kiln_dw_tap_rows(row0, kh, dh, h, &r0, &r1);
-  if (r0 >= r1) return 0;
+  if (r0 >= r1) { /* every tap row outside the plane: out as it is, or the epilogue of init alone */
+    if (!init) return 0;
+    r0 = r1 = 0;
+  }
   const int64_t rows = r1 - r0, row_step = dh * row_stride;
-  const float* in_rows = plane + (row0 + r0 * dh) * row_stride;
+  const float* in_rows = rows ? plane + (row0 + r0 * dh) * row_stride : plane;
   const float* wgt = weight + r0 * kw * lanes;
   /* Interior positions [x0, x1): col0 + x*sw >= 0 and col0 + x*sw + (kw-1)*dw < w. */
   int64_t x0 = col0 < 0 ? (-col0 + sw - 1) / sw : 0;
@@ -1676,15 +1706,18 @@ static inline int32_t kiln_dwconv_row_f32(int64_t lanes, int64_t ow, int64_t kh,
 #if defined(KILN_DW_VL)
   if (lanes % KILN_DW_VL == 0) {
     for (int64_t v = 0; v < lanes; v += KILN_DW_VL) {
+      const float* KILN_RESTRICT init_v = init ? init + v : 0;
       for (int64_t i = 0; i < x0; ++i)
-        kiln_dw_border(rows, kw, col0 + i * sw, dw, w, in_rows + v, row_step, wgt + v, lanes, out + i * lanes + v);
+        kiln_dw_border(rows, kw, col0 + i * sw, dw, w, in_rows + v, row_step, wgt + v, lanes, out + i * lanes + v,
+                       init_v, act, lo, hi);
       for (int64_t i = x1; i < ow; ++i)
-        kiln_dw_border(rows, kw, col0 + i * sw, dw, w, in_rows + v, row_step, wgt + v, lanes, out + i * lanes + v);
+        kiln_dw_border(rows, kw, col0 + i * sw, dw, w, in_rows + v, row_step, wgt + v, lanes, out + i * lanes + v,
+                       init_v, act, lo, hi);
       int64_t i = x0;
 #define KILN_DW_TILES(P)                                                                                          \
   for (; i + (P) <= x1; i += (P))                                                                                 \
     kiln_dw_tile((P), rows, kw, in_rows + (col0 + i * sw) * lanes + v, row_step, sw * lanes, dw * lanes, wgt + v, \
-                 lanes, out + i * lanes + v);
+                 lanes, out + i * lanes + v, init_v, act, lo, hi);
       KILN_DW_TILES(KILN_DW_TILE)
       KILN_DW_TILES(4)
       KILN_DW_TILES(1)
@@ -1693,9 +1726,31 @@ static inline int32_t kiln_dwconv_row_f32(int64_t lanes, int64_t ow, int64_t kh,
     return 0;
   }
 #endif
-  for (int64_t x = 0; x < ow; ++x)
-    kiln_dw_position(lanes, rows, kw, col0 + x * sw, dw, w, in_rows, row_step, wgt, out + x * lanes);
+  for (int64_t x = 0; x < ow; ++x) {
+    float* KILN_RESTRICT position = out + x * lanes;
+    if (init)
+      for (int64_t l = 0; l < lanes; ++l) position[l] = init[l];
+    kiln_dw_position(lanes, rows, kw, col0 + x * sw, dw, w, in_rows, row_step, wgt, position);
+    for (int64_t l = 0; l < lanes; ++l) position[l] = kiln_activate_f32(act, lo, hi, position[l]);
+  }
   return 0;
+}
+
+static inline int32_t kiln_dwconv_row_f32(int64_t lanes, int64_t ow, int64_t kh, int64_t kw, int64_t sw, int64_t dh,
+                                          int64_t dw, const float* KILN_RESTRICT plane, int64_t h, int64_t w,
+                                          int64_t row_stride, int64_t row0, int64_t col0,
+                                          const float* KILN_RESTRICT weight, float* KILN_RESTRICT out) {
+  return kiln_dwconv_row_any(lanes, ow, kh, kw, sw, dh, dw, plane, h, w, row_stride, row0, col0, weight, out, 0,
+                             KILN_ACT_NONE, 0.0f, 0.0f);
+}
+
+static inline int32_t kiln_dwconv_row_ep_f32(int64_t lanes, int64_t ow, int64_t kh, int64_t kw, int64_t sw,
+                                             int64_t dh, int64_t dw, const float* KILN_RESTRICT plane, int64_t h,
+                                             int64_t w, int64_t row_stride, int64_t row0, int64_t col0,
+                                             const float* KILN_RESTRICT weight, float* KILN_RESTRICT out,
+                                             const float* KILN_RESTRICT init, int32_t act, float lo, float hi) {
+  return kiln_dwconv_row_any(lanes, ow, kh, kw, sw, dh, dw, plane, h, w, row_stride, row0, col0, weight, out, init,
+                             act, lo, hi);
 }
 
 /* ---- Pointwise then depthwise convolution (src/op/nn/conv2d_pointwise_depthwise.cc) ----------
@@ -1710,8 +1765,9 @@ static inline int32_t kiln_dwconv_row_f32(int64_t lanes, int64_t ow, int64_t kh,
  * here its rows are computed into a ring of `span` = (kh-1)*dh + 1 rows per block, each kept
  * twice (slots s and s + span) so that the rows one output row reads are always contiguous, in
  * L1/L2, and the depthwise row kernel reads them in place. The pointwise rows run the register
- * tile kiln_conv_nchwc_f32 of tile_rows positions (a divisor of w) x tile_blocks blocks (a
- * divisor of nb), which the generated call passes as literals like the activations.
+ * tile kiln_conv_nchwc_ep_f32 of tile_rows positions (a divisor of w) x tile_blocks blocks (a
+ * divisor of nb), which the generated call passes as literals like the activations; both
+ * convolutions' bias and activation are applied in registers, so each output row is written once.
  * dw_bias may be NULL (no bias). act: KILN_ACT_NONE, KILN_ACT_CLAMP (to [lo, hi], NaN kept, as
  * clip), KILN_ACT_SWISH (x * sigmoid(x)). Returns 0, or -1 when the ring cannot be allocated. */
 /* Expanded row `row` of the call's blocks into ring slots row % span and row % span + span: the
@@ -1738,6 +1794,7 @@ static inline __attribute__((always_inline)) int32_t kiln_pwdw_f32(
     const float* KILN_RESTRICT pw_bias, int32_t pw_act, float pw_lo, float pw_hi, const float* KILN_RESTRICT dw_weight,
     const float* KILN_RESTRICT dw_bias, int32_t dw_act, float dw_lo, float dw_hi, float* KILN_RESTRICT out,
     int64_t out_block) {
+  static const float zeros[16] = {0};
   const int64_t span = (kh - 1) * dh + 1, slot_floats = w * 16, block_floats = 2 * span * slot_floats;
   float* ring = (float*)kiln_scratch_alloc(nb * block_floats * (int64_t)sizeof(float));
   if (!ring) return -1;
@@ -1749,15 +1806,13 @@ static inline __attribute__((always_inline)) int32_t kiln_pwdw_f32(
     for (; next < hi; ++next)
       kiln_pwdw_expand_row(tile_rows, tile_blocks, cb, h, w, lanes, nb, span, next, data, pw_weight, pw_bias, pw_act,
                            pw_lo, pw_hi, ring);
-    for (int64_t b = 0; b < nb; ++b) {
-      float* KILN_RESTRICT row = out + b * out_block + (y - y0) * ow * 16;
-      for (int64_t x = 0; x < ow; ++x)
-        for (int64_t l = 0; l < 16; ++l) row[x * 16 + l] = dw_bias ? dw_bias[b * 16 + l] : 0.0f;
-      if (lo < hi)
-        kiln_dwconv_row_f32(16, ow, kh, kw, sw, dh, dw, ring + b * block_floats + (lo % span) * slot_floats, hi - lo, w,
-                            slot_floats, top - lo, -pad_left, dw_weight + b * kh * kw * 16, row);
-      for (int64_t x = 0; x < ow * 16; ++x) row[x] = kiln_activate_f32(dw_act, dw_lo, dw_hi, row[x]);
-    }
+    /* lo >= hi (no tap row inside the plane): the row kernel sees no rows and writes the epilogue
+     * of the bias alone. */
+    for (int64_t b = 0; b < nb; ++b)
+      kiln_dwconv_row_ep_f32(16, ow, kh, kw, sw, dh, dw, ring + b * block_floats + (lo % span) * slot_floats,
+                             lo < hi ? hi - lo : 0, w, slot_floats, top - lo, -pad_left, dw_weight + b * kh * kw * 16,
+                             out + b * out_block + (y - y0) * ow * 16, dw_bias ? dw_bias + b * 16 : zeros, dw_act,
+                             dw_lo, dw_hi);
   }
   kiln_scratch_free(ring);
   return 0;
