@@ -259,6 +259,9 @@ std::string CCompiler::compile(const std::string& source) const {
   const fs::path kernels = staging / "kernels.c";
   write_file(kernels.string(), source);
   const BuildResult result = build_library(source, staging);
+  // Status -1: a C compiler was killed (an interruption kills them all): no failed entry is kept
+  // for a build that never finished.
+  if (result.status < 0) throw Error("the C compiler was killed").file(options_.compiler);
   const bool built = result.status == 0 && fs::exists(staging / "lib.so");
   if (!built) fs::remove(staging / "lib.so", ec);
   // A failed build keeps its kernels.c in the cache for whoever reads the error; an earlier

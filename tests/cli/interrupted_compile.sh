@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `kiln compile` interrupted while the C compiler runs: SIGINT, SIGTERM and SIGHUP end it with
 # 128 + the signal, leaving no artifact under the requested name, no partial folder beside it,
-# no partial entry in the kernel cache and no C compiler still running. After SIGKILL (which no
+# no entry, partial or failed, in the kernel cache and no C compiler still running. After SIGKILL (which no
 # program can answer) the next compile removes what the killed one left.
 set -uo pipefail
 kiln=$1 src=$2
@@ -36,6 +36,8 @@ for sig in INT TERM HUP; do
   if [[ $status -ne $expected ]]; then fail "SIG$sig: exit status $status, expected $expected"; fi
   if [[ -e $tmp/out/model.kiln ]]; then fail "SIG$sig: an artifact was left under the requested name"; fi
   if [[ -n $(partials) ]]; then fail "SIG$sig: partial files left: $(partials)"; fi
+  entries=$(find "$tmp/cache" -mindepth 1 -maxdepth 1 2>/dev/null)
+  if [[ -n $entries ]]; then fail "SIG$sig: the cache keeps an entry of the interrupted build: $entries"; fi
   if pgrep -f "$tmp/cache" >/dev/null; then fail "SIG$sig: a C compiler still runs: $(pgrep -af "$tmp/cache")"; fi
   [[ $failures -eq $before ]] && echo "ok SIG$sig: status $status, nothing left behind"
 done

@@ -96,6 +96,29 @@ TEST_F(CCompilerTest, CompileErrorsCarryTheCompilersFirstError) {
   EXPECT_THROW(CCompiler(missing).compile(kSource), Error);
 }
 
+// A C compiler killed with the shell running it (what an interruption does to the process group)
+// is no failed build: the compile throws and the cache keeps no entry for it, partial or whole.
+TEST_F(CCompilerTest, AKilledCompilerLeavesNoCacheEntry) {
+  const fs::path killer = fs::path(dir_) / "killed-cc";
+  // Its parent is the shell running it, or this process when the shell execs the command.
+  {
+    std::ofstream(killer) << "#!/bin/sh\nif [ $PPID = " << ::getpid()
+                          << " ]; then kill -KILL $$; fi\nkill -KILL $PPID\n";
+  }
+  fs::permissions(killer, fs::perms::owner_all);
+  CCompilerOptions options;
+  options.compiler = killer.string();
+  options.cache_dir = (fs::path(dir_) / "cache").string();
+  try {
+    CCompiler(options).compile(kSource);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("the C compiler was killed"), std::string::npos) << e.what();
+    EXPECT_FALSE(e.is_bug());
+  }
+  EXPECT_TRUE(fs::is_empty(options.cache_dir)) << fs::directory_iterator(options.cache_dir)->path();
+}
+
 // A preamble in generate_c's form (the definition only outside secondary units) and three
 // functions, each failing unless it sees the api pointer the loader set in the unit that defines it.
 std::string units_source() {
