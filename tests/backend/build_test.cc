@@ -189,6 +189,14 @@ def @main(%x: Tensor[(4, 4), float32]) {
   EXPECT_NE(g.storage_id[5], g.storage_id[3]);
   EXPECT_EQ(built.num_kernels, 3u);
   expect_artifact_matches_interpreter(parse_module(text), built, {{"x", ramp({4, 4})}});
+  // A profiled run times the three kernels; the aliases run nothing and have no row.
+  TempDir dir;
+  write_artifact(built, dir.file("m.kiln"));
+  GraphExecutor executor(Artifact::load(dir.file("m.kiln")));
+  executor.set_input("x", ramp({4, 4}));
+  std::vector<std::string> profiled;
+  for (const GraphExecutor::StepTime& t : executor.run_profiled()) profiled.push_back(t.function);
+  EXPECT_EQ(profiled, (std::vector<std::string>{"fused_exp", "fused_negative", "fused_add"}));
 }
 
 TEST(Build, LayoutTransformAliasesItsInputOnlyWhenTheBytesAreTheSame) {

@@ -121,7 +121,8 @@ class GraphExecutor {
     double ms = 0;
     double flops = 0;  // floating-point operations of the call when the compiler counted them
   };
-  // run(), timing every node (for `kiln bench --profile`; the clock reads cost a little).
+  // run(), timing every node that runs a function (for `kiln bench --profile`; the clock reads
+  // cost a little): aliases, which run nothing, are left out.
   std::vector<StepTime> run_profiled();
   // A copy of the output of the last run (later runs leave it alone).
   NDArray get_output(size_t index) const;
