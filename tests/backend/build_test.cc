@@ -162,11 +162,7 @@ void expect_artifact_matches_interpreter(const IRModule& mod, const BuiltModel& 
   }
 }
 
-NDArray ramp(const Shape& shape) {
-  std::vector<float> values(static_cast<size_t>(num_elements(shape)));
-  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i % 11) * 0.2f - 1.0f;
-  return NDArray::from_vector<float>(shape, values);
-}
+NDArray ramp(const Shape& shape) { return runtime_test::ramp(shape, 0.2f, -1.0f, 11); }
 
 TEST(Build, ReshapeOnlyFunctionsAliasTheirInputAndKeepItLive) {
   // Unfused (opt 0), each reshape is a function of its own. The first reshape's input has no

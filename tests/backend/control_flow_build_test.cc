@@ -17,6 +17,7 @@
 namespace kiln {
 namespace {
 
+using runtime_test::ramp;
 using runtime_test::TempDir;
 
 // The then branch reads exp(%x), computed before the if, and returns two values from one
@@ -52,12 +53,6 @@ BuiltModel build_text(const std::string& text, const std::vector<std::string>& o
 }
 
 NDArray bool_scalar(bool value) { return NDArray::scalar(DType::kBool, value ? 1.0 : 0.0); }
-
-NDArray ramp(const Shape& shape, float scale, float offset) {
-  std::vector<float> values(static_cast<size_t>(num_elements(shape)));
-  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i % 7) * scale + offset;
-  return NDArray::from_vector<float>(shape, values);
-}
 
 void expect_close(const NDArray& got, const NDArray& want, const std::string& what) {
   ASSERT_EQ(got.shape(), want.shape()) << what;

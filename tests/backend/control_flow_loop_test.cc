@@ -22,6 +22,7 @@
 namespace kiln {
 namespace {
 
+using runtime_test::ramp;
 using runtime_test::TempDir;
 
 // h <- tanh(dense(h, w) + x[i]) while i < m and sum(h) < limit; every h is a scan output.
@@ -43,12 +44,6 @@ def @main(%m: int64, %limit: float32, %h0: Tensor[(1, 4), float32], %w: Tensor[(
 
 NDArray int64_scalar(int64_t v) { return NDArray::from_vector<int64_t>({}, {v}); }
 NDArray float_scalar(float v) { return NDArray::from_vector<float>({}, {v}); }
-
-NDArray ramp(const Shape& shape, float scale, float offset) {
-  std::vector<float> values(static_cast<size_t>(num_elements(shape)));
-  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i % 7) * scale + offset;
-  return NDArray::from_vector<float>(shape, values);
-}
 
 struct Inputs {
   NDArray h0 = ramp({1, 4}, 0.1f, -0.2f), w = ramp({4, 4}, -0.15f, 0.3f), x = ramp({64, 4}, 0.05f, -0.1f);

@@ -4,21 +4,17 @@
 // one to four output blocks, strides 1 and 2, several input channel blocks; the tile adds to what
 // the output held and writes nothing outside its rows and blocks.
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <cstdint>
-#include <filesystem>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "codegen/kernel_test_util.h"
-#include "kiln/codegen/c_compiler.h"
 
 namespace kiln::codegen {
 namespace {
-
-namespace fs = std::filesystem;
 
 constexpr int64_t kMaxRows = 14, kMaxBlocks = 4, kInputBlocks = 3, kOutputBlocks = 5;
 // The accumulators are one macro per (block, row): the first and last rows, and a few between.
@@ -33,12 +29,7 @@ std::string tile_name(int64_t rows, int64_t blocks, int64_t stride) {
 // One function per (rows, blocks, stride): args data, weight, out. The weight's output blocks
 // are kInputBlocks * 256 floats apart; the output's channel blocks kOutPositions * 16.
 std::string source() {
-  std::string s = R"(#include <stdint.h>
-#include "kiln/runtime/kernel_abi.h"
-#include "kiln/runtime/microkernels.h"
-const KilnRuntimeApi* kiln_runtime_api = 0;
-int32_t kiln_abi_version(void) { return KILN_ABI_VERSION; }
-)";
+  std::string s = testing::kMicrokernelPreamble;
   for (int64_t stride = 1; stride <= 2; ++stride)
     for (int64_t rows : kRows)
       for (int64_t blocks = 1; blocks <= kMaxBlocks; ++blocks)
@@ -53,16 +44,13 @@ int32_t kiln_abi_version(void) { return KILN_ABI_VERSION; }
 class Conv1x1TileTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    std::string pattern = ::testing::TempDir() + "kiln_conv1x1_tile_XXXXXX";
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-    CCompilerOptions options;
-    options.cache_dir = (fs::path(dir_) / "cache").string();
-    library_ = CCompiler(options).compile(source());
+    cache_ = std::make_unique<testing::TestKernelCache>();
+    library_ = cache_->compile(source());
   }
-  static void TearDownTestSuite() { fs::remove_all(dir_); }
+  static void TearDownTestSuite() { cache_.reset(); }
 
-  static inline std::string dir_, library_;
+  static inline std::unique_ptr<testing::TestKernelCache> cache_;
+  static inline std::string library_;
 };
 
 TEST_F(Conv1x1TileTest, EveryTileShapeAddsItsSumsAndNothingElse) {

@@ -5,31 +5,24 @@
 // the header has a path for: 16-lane AVX-512, 8-lane AVX2 and the portable loops, so the paths
 // this host's kernels do not take are checked too.
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <cmath>
 #include <cstdint>
-#include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "codegen/kernel_test_util.h"
-#include "kiln/codegen/c_compiler.h"
 
 namespace kiln::codegen {
 namespace {
 
-namespace fs = std::filesystem;
-
 // args: ints (lanes, ow, kh, kw, sw, dh, dw, h, w, row0, col0, act), plane, weight, init, out.
 // ep: the row with the epilogue; plain: out set to init by the caller, the accumulating row, then
 // the scalar activation of each element.
-const char* kSource = R"(#include <stdint.h>
-#include "kiln/runtime/kernel_abi.h"
-#include "kiln/runtime/microkernels.h"
-const KilnRuntimeApi* kiln_runtime_api = 0;
-int32_t kiln_abi_version(void) { return KILN_ABI_VERSION; }
-#define ARGS                                                                                 \
+const std::string kSource =
+    std::string(testing::kMicrokernelPreamble) +
+    R"(#define ARGS                                                                                 \
   const int64_t* i = (const int64_t*)args[0];                                                \
   const float *plane = (const float*)args[1], *weight = (const float*)args[2],               \
               *init = (const float*)args[3];                                                 \
@@ -68,23 +61,10 @@ double activate(double v, int64_t act) {
 
 class DwconvRowEpilogueTest : public ::testing::TestWithParam<const char*> {
  protected:
-  static void SetUpTestSuite() {
-    std::string pattern = ::testing::TempDir() + "kiln_dwconv_row_XXXXXX";
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  static void TearDownTestSuite() { fs::remove_all(dir_); }
+  static void SetUpTestSuite() { cache_ = std::make_unique<testing::TestKernelCache>(); }
+  static void TearDownTestSuite() { cache_.reset(); }
 
-  // The library compiled with `march` in place of the default -march=native.
-  static std::string library_for(const std::string& march) {
-    CCompilerOptions options;
-    options.cache_dir = (fs::path(dir_) / "cache").string();
-    for (std::string& flag : options.flags)
-      if (flag == "-march=native") flag = march;
-    return CCompiler(options).compile(kSource);
-  }
-
-  static inline std::string dir_;
+  static inline std::unique_ptr<testing::TestKernelCache> cache_;
 };
 
 void expect_row(const testing::LoadedKernels& lib, const Row& r, int64_t act) {
@@ -119,7 +99,7 @@ void expect_row(const testing::LoadedKernels& lib, const Row& r, int64_t act) {
 TEST_P(DwconvRowEpilogueTest, MatchesTheAccumulatingRowAndDoubleSums) {
   if (std::string(GetParam()).find("avx512") != std::string::npos && !__builtin_cpu_supports("avx512f"))
     GTEST_SKIP() << "this CPU has no AVX-512";
-  testing::LoadedKernels lib(library_for(GetParam()));
+  testing::LoadedKernels lib(cache_->compile(kSource, GetParam()));
   for (const Row& r : kRows)
     for (int64_t act : {0, 1, 2}) expect_row(lib, r, act);
 }

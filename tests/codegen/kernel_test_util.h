@@ -1,14 +1,18 @@
 // Loads a generated lib.so the way the runtime's loader does (dlopen, check the ABI version,
-// install a KilnRuntimeApi table), with a serial parallel_for that counts its calls.
+// install a KilnRuntimeApi table), with a serial parallel_for that counts its calls; compiles the
+// libraries of micro-kernel tests as generated code is compiled.
 #pragma once
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <vector>
 
+#include "kiln/codegen/c_compiler.h"
 #include "kiln/runtime/kernel_abi.h"
 
 namespace kiln::testing {
@@ -88,6 +92,44 @@ class LoadedKernels {
 
  private:
   void* handle_ = nullptr;
+};
+
+// The start of a library of micro-kernel test functions: the headers and the two definitions
+// LoadedKernels looks for.
+inline constexpr const char* kMicrokernelPreamble = R"(#include <stdint.h>
+#include "kiln/runtime/kernel_abi.h"
+#include "kiln/runtime/microkernels.h"
+const KilnRuntimeApi* kiln_runtime_api = 0;
+int32_t kiln_abi_version(void) { return KILN_ABI_VERSION; }
+)";
+
+// A kernel cache of its own under a fresh temporary folder, removed with it: test libraries
+// compiled by CCompiler with the flags generated code gets.
+class TestKernelCache {
+ public:
+  TestKernelCache() {
+    std::string pattern = ::testing::TempDir() + "kiln_test_kernels_XXXXXX";
+    if (mkdtemp(pattern.data())) dir_ = pattern;
+  }
+  ~TestKernelCache() {
+    std::error_code ec;
+    if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
+  }
+  TestKernelCache(const TestKernelCache&) = delete;
+  TestKernelCache& operator=(const TestKernelCache&) = delete;
+
+  // lib.so of `source`; `march`, when given, replaces -march=native.
+  std::string compile(const std::string& source, const std::string& march = "") const {
+    EXPECT_FALSE(dir_.empty()) << "no temporary folder for the kernel cache";
+    codegen::CCompilerOptions options;
+    options.cache_dir = dir_ + "/cache";
+    for (std::string& flag : options.flags)
+      if (!march.empty() && flag == "-march=native") flag = march;
+    return codegen::CCompiler(options).compile(source);
+  }
+
+ private:
+  std::string dir_;
 };
 
 }  // namespace kiln::testing

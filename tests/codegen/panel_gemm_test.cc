@@ -3,30 +3,22 @@
 // machine) on sizes that leave remainders everywhere: m not a multiple of the row tile, n not a
 // multiple of the 32-column panel, k not a multiple of the k-block, packed and row-major B.
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <cmath>
 #include <cstdint>
-#include <filesystem>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "codegen/kernel_test_util.h"
-#include "kiln/codegen/c_compiler.h"
 
 namespace kiln::codegen {
 namespace {
 
-namespace fs = std::filesystem;
-
 // args: m, n, k, kc (int64 each), a, b, c; the shapes' strides are derived as a caller's would be.
-const char* kSource = R"(#include <stdint.h>
-#include "kiln/runtime/kernel_abi.h"
-#include "kiln/runtime/microkernels.h"
-const KilnRuntimeApi* kiln_runtime_api = 0;
-int32_t kiln_abi_version(void) { return KILN_ABI_VERSION; }
-#define SIZES                                                                         \
+const std::string kSource = std::string(testing::kMicrokernelPreamble) +
+                            R"(#define SIZES                                                                         \
   const int64_t m = *(const int64_t*)args[0], n = *(const int64_t*)args[1],           \
                 k = *(const int64_t*)args[2], kc = *(const int64_t*)args[3];          \
   const float* a = (const float*)args[4];                                             \
@@ -53,16 +45,13 @@ int32_t transposed(void* const* args) {
 class PanelGemmTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    std::string pattern = ::testing::TempDir() + "kiln_panel_gemm_XXXXXX";
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-    CCompilerOptions options;
-    options.cache_dir = (fs::path(dir_) / "cache").string();
-    library_ = CCompiler(options).compile(kSource);
+    cache_ = std::make_unique<testing::TestKernelCache>();
+    library_ = cache_->compile(kSource);
   }
-  static void TearDownTestSuite() { fs::remove_all(dir_); }
+  static void TearDownTestSuite() { cache_.reset(); }
 
-  static inline std::string dir_, library_;
+  static inline std::unique_ptr<testing::TestKernelCache> cache_;
+  static inline std::string library_;
 };
 
 struct Sizes {

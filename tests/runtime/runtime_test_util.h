@@ -15,11 +15,21 @@
 #include <utility>
 #include <vector>
 
+#include "kiln/runtime/ndarray.h"
 #include "kiln/support/error.h"
 #include "runtime/graph_json.h"
 #include "test_util.h"
 
 namespace kiln::runtime_test {
+
+// A float32 tensor whose element i is (i % period) * scale + offset: varied inputs whose values a
+// failing test's message shows plainly.
+inline NDArray ramp(const Shape& shape, float scale, float offset, int64_t period = 7) {
+  std::vector<float> values(static_cast<size_t>(num_elements(shape)));
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] = static_cast<float>(static_cast<int64_t>(i) % period) * scale + offset;
+  return NDArray::from_vector<float>(shape, values);
+}
 
 // A fresh directory under /tmp, removed with everything in it at the end of the test.
 class TempDir {
