@@ -1432,6 +1432,46 @@ static inline __attribute__((always_inline)) float kiln_activate_f32(int32_t act
   return v;
 }
 
+/* The vector the depthwise rows and the activations of convolution stores work in: 16 lanes with
+ * AVX-512 (the conv tile's accumulators), 8 with AVX2 and FMA; none otherwise (scalar loops). */
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#define KILN_DW_VL 16
+typedef __m512 kiln_dw_vec;
+#define KILN_DW_LOAD(p) _mm512_loadu_ps(p)
+#define KILN_DW_STORE(p, v) _mm512_storeu_ps((p), (v))
+#define KILN_DW_FMA(a, b, c) _mm512_fmadd_ps((a), (b), (c))
+#define KILN_DW_SET1(x) _mm512_set1_ps(x)
+#define KILN_DW_MIN(a, b) _mm512_min_ps((a), (b))
+#define KILN_DW_MAX(a, b) _mm512_max_ps((a), (b))
+#elif defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+#define KILN_DW_VL 8
+typedef __m256 kiln_dw_vec;
+#define KILN_DW_LOAD(p) _mm256_loadu_ps(p)
+#define KILN_DW_STORE(p, v) _mm256_storeu_ps((p), (v))
+#define KILN_DW_FMA(a, b, c) _mm256_fmadd_ps((a), (b), (c))
+#define KILN_DW_SET1(x) _mm256_set1_ps(x)
+#define KILN_DW_MIN(a, b) _mm256_min_ps((a), (b))
+#define KILN_DW_MAX(a, b) _mm256_max_ps((a), (b))
+#endif
+
+#if defined(KILN_DW_VL)
+/* One vector through an activation; act is KILN_ACT_NONE where the caller has no epilogue. */
+static inline __attribute__((always_inline)) kiln_dw_vec kiln_activate_vec(int32_t act, float lo, float hi,
+                                                                           kiln_dw_vec v) {
+  if (act == KILN_ACT_CLAMP) /* max / min return their second operand for a NaN: v stays NaN */
+    return KILN_DW_MIN(KILN_DW_SET1(hi), KILN_DW_MAX(KILN_DW_SET1(lo), v));
+  if (act == KILN_ACT_SWISH) {
+    float lanes_[KILN_DW_VL];
+    KILN_DW_STORE(lanes_, v);
+    for (int l = 0; l < KILN_DW_VL; ++l) lanes_[l] = kiln_swishf(lanes_[l]);
+    return KILN_DW_LOAD(lanes_);
+  }
+  return v;
+}
+#endif
+
 #define KILN_CONV_TILE_MAX_ROWS 14
 #define KILN_CONV_TILE_MAX_BLOCKS 4
 
@@ -1449,17 +1489,17 @@ static inline __attribute__((always_inline)) float kiln_activate_f32(int32_t act
   KILN_CONV_TILE_FOR_BLOCKS(X, 12) KILN_CONV_TILE_FOR_BLOCKS(X, 13)
 /* clang-format on */
 #define KILN_CONV_TILE_LIVE(b, r) ((b) < blocks && (r) < rows)
-#define KILN_CONV_TILE_LOAD(b, r)                                                                    \
-  __m512 acc##b##_##r = !KILN_CONV_TILE_LIVE(b, r) ? _mm512_setzero_ps()                             \
-                        : bias                     ? _mm512_loadu_ps(bias + (b)*16)                  \
+#define KILN_CONV_TILE_LOAD(b, r)                                                   \
+  __m512 acc##b##_##r = !KILN_CONV_TILE_LIVE(b, r) ? _mm512_setzero_ps()            \
+                        : bias                     ? _mm512_loadu_ps(bias + (b)*16) \
                                                    : _mm512_loadu_ps(c + (b)*c_block + (r)*16);
 #define KILN_CONV_TILE_FMA(b, r) \
   if (KILN_CONV_TILE_LIVE(b, r)) acc##b##_##r = _mm512_fmadd_ps(_mm512_set1_ps(dc[(r)*step + i]), w##b, acc##b##_##r);
-#define KILN_CONV_TILE_STORE(b, r)                                              \
-  if (KILN_CONV_TILE_LIVE(b, r)) {                                              \
-    const __m512 out_ = kiln_activate_v16(act, lo, hi, acc##b##_##r);           \
-    _mm512_storeu_ps(c + (b)*c_block + (r)*16, out_);                           \
-    if (twin) _mm512_storeu_ps(c + twin + (b)*c_block + (r)*16, out_);          \
+#define KILN_CONV_TILE_STORE(b, r)                                     \
+  if (KILN_CONV_TILE_LIVE(b, r)) {                                     \
+    const __m512 out_ = kiln_activate_vec(act, lo, hi, acc##b##_##r);  \
+    _mm512_storeu_ps(c + (b)*c_block + (r)*16, out_);                  \
+    if (twin) _mm512_storeu_ps(c + twin + (b)*c_block + (r)*16, out_); \
   }
 #ifndef KILN_CONV_PREFETCH_AHEAD
 #define KILN_CONV_PREFETCH_AHEAD 1024
@@ -1482,19 +1522,6 @@ static inline __attribute__((always_inline)) float kiln_activate_f32(int32_t act
 #endif
 #define KILN_CONV_PREFETCH_DATA(p, i) \
   if ((i)*16 < rows * step && ic + KILN_CONV_DATA_AHEAD < cb) _mm_prefetch((const char*)((p) + (i)*16), _MM_HINT_T0);
-
-/* The activation of 16 lanes in registers; act is a literal where it is called. */
-static inline __attribute__((always_inline)) __m512 kiln_activate_v16(int32_t act, float lo, float hi, __m512 v) {
-  if (act == KILN_ACT_CLAMP) /* max / min return their second operand for a NaN: v stays NaN */
-    return _mm512_min_ps(_mm512_set1_ps(hi), _mm512_max_ps(_mm512_set1_ps(lo), v));
-  if (act == KILN_ACT_SWISH) {
-    float lanes_[16] __attribute__((aligned(64)));
-    _mm512_store_ps(lanes_, v);
-    for (int l = 0; l < 16; ++l) lanes_[l] = kiln_swishf(lanes_[l]);
-    return _mm512_load_ps(lanes_);
-  }
-  return v;
-}
 
 static inline __attribute__((always_inline)) int32_t kiln_conv_nchwc_ep_f32(
     int64_t rows, int64_t blocks, int64_t stride, int64_t cb, int64_t lanes, int64_t kh, int64_t kw,
@@ -1584,28 +1611,6 @@ static inline __attribute__((always_inline)) int32_t kiln_conv_nchwc_f32(
  * lo, hi), so the row is written once (kiln_pwdw_f32's output rows). */
 #define KILN_DW_TILE 12
 
-#if defined(__AVX512F__)
-#include <immintrin.h>
-#define KILN_DW_VL 16
-typedef __m512 kiln_dw_vec;
-#define KILN_DW_LOAD(p) _mm512_loadu_ps(p)
-#define KILN_DW_STORE(p, v) _mm512_storeu_ps((p), (v))
-#define KILN_DW_FMA(a, b, c) _mm512_fmadd_ps((a), (b), (c))
-#define KILN_DW_SET1(x) _mm512_set1_ps(x)
-#define KILN_DW_MIN(a, b) _mm512_min_ps((a), (b))
-#define KILN_DW_MAX(a, b) _mm512_max_ps((a), (b))
-#elif defined(__AVX2__) && defined(__FMA__)
-#include <immintrin.h>
-#define KILN_DW_VL 8
-typedef __m256 kiln_dw_vec;
-#define KILN_DW_LOAD(p) _mm256_loadu_ps(p)
-#define KILN_DW_STORE(p, v) _mm256_storeu_ps((p), (v))
-#define KILN_DW_FMA(a, b, c) _mm256_fmadd_ps((a), (b), (c))
-#define KILN_DW_SET1(x) _mm256_set1_ps(x)
-#define KILN_DW_MIN(a, b) _mm256_min_ps((a), (b))
-#define KILN_DW_MAX(a, b) _mm256_max_ps((a), (b))
-#endif
-
 /* The tap rows r in [*r0, *r1) whose input row row0 + r*dh lies in [0, h). */
 static inline void kiln_dw_tap_rows(int64_t row0, int64_t kh, int64_t dh, int64_t h, int64_t* r0, int64_t* r1) {
   int64_t lo = row0 < 0 ? (-row0 + dh - 1) / dh : 0;
@@ -1630,28 +1635,12 @@ static inline void kiln_dw_position(int64_t lanes, int64_t rows, int64_t kw, int
 }
 
 #if defined(KILN_DW_VL)
-/* One vector through an activation; act is KILN_ACT_NONE where the caller has no epilogue. */
-static inline __attribute__((always_inline)) kiln_dw_vec kiln_dw_activate(int32_t act, float lo, float hi,
-                                                                         kiln_dw_vec v) {
-  if (act == KILN_ACT_CLAMP) /* max / min return their second operand for a NaN: v stays NaN */
-    return KILN_DW_MIN(KILN_DW_SET1(hi), KILN_DW_MAX(KILN_DW_SET1(lo), v));
-  if (act == KILN_ACT_SWISH) {
-    float lanes_[KILN_DW_VL];
-    KILN_DW_STORE(lanes_, v);
-    for (int l = 0; l < KILN_DW_VL; ++l) lanes_[l] = kiln_swishf(lanes_[l]);
-    return KILN_DW_LOAD(lanes_);
-  }
-  return v;
-}
-
 /* `positions` consecutive interior positions (every tap inside the plane) of one vector of
  * channels: accumulators in registers, positions unrolled by the constant callers give. */
-static inline __attribute__((always_inline)) void kiln_dw_tile(int64_t positions, int64_t rows, int64_t kw,
-                                                               const float* KILN_RESTRICT in, int64_t row_step,
-                                                               int64_t position_step, int64_t tap_step,
-                                                               const float* KILN_RESTRICT weight, int64_t lanes,
-                                                               float* KILN_RESTRICT out, const float* KILN_RESTRICT init,
-                                                               int32_t act, float lo, float hi) {
+static inline __attribute__((always_inline)) void kiln_dw_tile(
+    int64_t positions, int64_t rows, int64_t kw, const float* KILN_RESTRICT in, int64_t row_step, int64_t position_step,
+    int64_t tap_step, const float* KILN_RESTRICT weight, int64_t lanes, float* KILN_RESTRICT out,
+    const float* KILN_RESTRICT init, int32_t act, float lo, float hi) {
   kiln_dw_vec acc[KILN_DW_TILE];
   for (int64_t i = 0; i < positions; ++i) acc[i] = KILN_DW_LOAD(init ? init : out + i * lanes);
   for (int64_t r = 0; r < rows; ++r) {
@@ -1662,7 +1651,7 @@ static inline __attribute__((always_inline)) void kiln_dw_tile(int64_t positions
       for (int64_t i = 0; i < positions; ++i) acc[i] = KILN_DW_FMA(KILN_DW_LOAD(tap + i * position_step), wv, acc[i]);
     }
   }
-  for (int64_t i = 0; i < positions; ++i) KILN_DW_STORE(out + i * lanes, kiln_dw_activate(act, lo, hi, acc[i]));
+  for (int64_t i = 0; i < positions; ++i) KILN_DW_STORE(out + i * lanes, kiln_activate_vec(act, lo, hi, acc[i]));
 }
 
 /* One border position of one vector of channels: the tap columns clamped to [0, w). */
@@ -1678,7 +1667,7 @@ static inline void kiln_dw_border(int64_t rows, int64_t kw, int64_t col, int64_t
     for (int64_t q = q0; q < q1; ++q)
       acc = KILN_DW_FMA(KILN_DW_LOAD(in_rows + r * row_step + (col + q * dw) * lanes),
                         KILN_DW_LOAD(weight + (r * kw + q) * lanes), acc);
-  KILN_DW_STORE(out, kiln_dw_activate(act, lo, hi, acc));
+  KILN_DW_STORE(out, kiln_activate_vec(act, lo, hi, acc));
 }
 #endif
 
@@ -1686,8 +1675,8 @@ static inline void kiln_dw_border(int64_t rows, int64_t kw, int64_t col, int64_t
 static inline __attribute__((always_inline)) int32_t kiln_dwconv_row_any(
     int64_t lanes, int64_t ow, int64_t kh, int64_t kw, int64_t sw, int64_t dh, int64_t dw,
     const float* KILN_RESTRICT plane, int64_t h, int64_t w, int64_t row_stride, int64_t row0, int64_t col0,
-    const float* KILN_RESTRICT weight, float* KILN_RESTRICT out, const float* KILN_RESTRICT init, int32_t act,
-    float lo, float hi) {
+    const float* KILN_RESTRICT weight, float* KILN_RESTRICT out, const float* KILN_RESTRICT init, int32_t act, float lo,
+    float hi) {
   int64_t r0, r1;
   kiln_dw_tap_rows(row0, kh, dh, h, &r0, &r1);
   if (r0 >= r1) { /* every tap row outside the plane: out as it is, or the epilogue of init alone */
@@ -1731,7 +1720,8 @@ static inline __attribute__((always_inline)) int32_t kiln_dwconv_row_any(
     if (init)
       for (int64_t l = 0; l < lanes; ++l) position[l] = init[l];
     kiln_dw_position(lanes, rows, kw, col0 + x * sw, dw, w, in_rows, row_step, wgt, position);
-    for (int64_t l = 0; l < lanes; ++l) position[l] = kiln_activate_f32(act, lo, hi, position[l]);
+    if (act != KILN_ACT_NONE)
+      for (int64_t l = 0; l < lanes; ++l) position[l] = kiln_activate_f32(act, lo, hi, position[l]);
   }
   return 0;
 }
@@ -1744,13 +1734,13 @@ static inline int32_t kiln_dwconv_row_f32(int64_t lanes, int64_t ow, int64_t kh,
                              KILN_ACT_NONE, 0.0f, 0.0f);
 }
 
-static inline int32_t kiln_dwconv_row_ep_f32(int64_t lanes, int64_t ow, int64_t kh, int64_t kw, int64_t sw,
-                                             int64_t dh, int64_t dw, const float* KILN_RESTRICT plane, int64_t h,
-                                             int64_t w, int64_t row_stride, int64_t row0, int64_t col0,
+static inline int32_t kiln_dwconv_row_ep_f32(int64_t lanes, int64_t ow, int64_t kh, int64_t kw, int64_t sw, int64_t dh,
+                                             int64_t dw, const float* KILN_RESTRICT plane, int64_t h, int64_t w,
+                                             int64_t row_stride, int64_t row0, int64_t col0,
                                              const float* KILN_RESTRICT weight, float* KILN_RESTRICT out,
                                              const float* KILN_RESTRICT init, int32_t act, float lo, float hi) {
-  return kiln_dwconv_row_any(lanes, ow, kh, kw, sw, dh, dw, plane, h, w, row_stride, row0, col0, weight, out, init,
-                             act, lo, hi);
+  return kiln_dwconv_row_any(lanes, ow, kh, kw, sw, dh, dw, plane, h, w, row_stride, row0, col0, weight, out, init, act,
+                             lo, hi);
 }
 
 /* ---- Pointwise then depthwise convolution (src/op/nn/conv2d_pointwise_depthwise.cc) ----------
@@ -1782,8 +1772,8 @@ static inline __attribute__((always_inline)) int32_t kiln_pwdw_expand_row(
     for (int64_t x0 = 0; x0 < w; x0 += tile_rows)
       kiln_conv_nchwc_ep_f32(tile_rows, tile_blocks, 1, cb, lanes, 1, 1, data + (row * w + x0) * lanes, h * w * lanes,
                              0, 0, pw_weight + b0 * cb * lanes * 16, lanes * 16, cb * lanes * 16, 0, 0,
-                             first + b0 * block_floats + x0 * 16, block_floats, pw_bias + b0 * 16, pw_act, pw_lo,
-                             pw_hi, span * slot_floats);
+                             first + b0 * block_floats + x0 * 16, block_floats, pw_bias + b0 * 16, pw_act, pw_lo, pw_hi,
+                             span * slot_floats);
   return 0;
 }
 
