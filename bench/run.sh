@@ -3,7 +3,7 @@
 #
 # usage: bench/run.sh [KILN_BINARY]     (default: build/release/kiln)
 # env:   MODELS     space-separated names (default: all; `bench/models.py --list`)
-#        ROUNDS     rounds of measurements (default 3); the table shows the median over rounds
+#        ROUNDS     rounds of measurements (default 5); the table shows the median over rounds
 #                   of the times and of each round's ORT/kiln ratio
 #        BUDGET_S   wall-time budget of one measurement, which sets its repeat count (default 2)
 #        REPEAT, WARMUP   fixed counts instead of the budget rule
@@ -24,7 +24,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 kiln=$(realpath "${1:-$root/build/release/kiln}")
-rounds=${ROUNDS:-3} budget_s=${BUDGET_S:-2}
+rounds=${ROUNDS:-5} budget_s=${BUDGET_S:-2}
 limit_s=900 # a hung measurement fails instead of stalling the run
 results=${RESULTS:-$root/bench/results.md}
 cache=${BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kiln/bench-models}
