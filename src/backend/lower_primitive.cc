@@ -112,6 +112,7 @@ class Lowerer {
     }
     info.input.out_type = e->checked_type();
     info.input.name = cat("T_", c_identifier(def.name), "_", counter_++);
+    info.input.target = target_;
     try {
       info.input.attrs = def.normalize(call.attrs);
       info.outputs = info.strategy->compute(info.input);

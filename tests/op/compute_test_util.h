@@ -35,6 +35,8 @@ struct CompareOptions {
   // Per-parameter [low, high] overriding the range above for the first ranges.size() parameters
   // (e.g. quantized data, zero points and scales, each with its own range).
   std::vector<std::pair<double, double>> ranges;
+  // The machine the code is generated for (a smaller L2 makes the cache-blocked schedules block).
+  Target target = Target::host();
 };
 
 // Default tolerances, inputs drawn from [low, high].
@@ -77,7 +79,7 @@ inline std::string expect_compiled_matches_interpreter(const std::string& fn_tex
     ADD_FAILURE() << "cannot compile: " << obstacle;
     return "";
   }
-  std::string source = codegen::generate_c({backend::lower_primitive(*fn, "kernel", Target::host())});
+  std::string source = codegen::generate_c({backend::lower_primitive(*fn, "kernel", o.target)});
   codegen::CCompilerOptions options;
   options.cache_dir = compute_test_cache_dir();
   LoadedKernels lib(codegen::CCompiler(options).compile(source));

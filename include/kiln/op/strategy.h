@@ -40,6 +40,9 @@ struct ComputeInput {
   Type out_type;
   Attrs attrs;
   std::string name;  // base name for the tensors it creates
+  // The machine the code is for: a compute whose tensors' shapes depend on cache blocking (the
+  // panel GEMM's row bands) decides them as its schedule will.
+  Target target;
 };
 
 // One tensor per output: a tuple-typed result gives one per field.
