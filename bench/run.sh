@@ -241,7 +241,11 @@ for flag in avx2 avx512f avx512_bf16 avx512_vnni; do
 done
 commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
 dirty=""
-[[ -n $(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null) ]] && dirty=" (with uncommitted changes)"
+# The results file itself (rewritten by every run) does not count as a change to what was measured.
+results_in_tree=$(realpath -m --relative-to="$root" "$results")
+[[ $results_in_tree == ../* ]] && results_in_tree=""
+[[ -n $(git -C "$root" status --porcelain --untracked-files=no -- . ${results_in_tree:+":(exclude)$results_in_tree"} 2>/dev/null) ]] &&
+  dirty=" (with uncommitted changes)"
 minutes=$(awk -v s="$(($(date +%s) - started))" 'BEGIN { printf "%.1f", s / 60 }')
 ort_version=$(sed -n 's/^ *"version": "\(.*\)",/\1/p' "$root/tools/ort/node_modules/onnxruntime-node/package.json" | head -n 1)
 if [[ -n ${REPEAT:-} ]]; then
