@@ -160,13 +160,14 @@ class Lowerer {
     return seen;
   }
 
-  // An anchor without a schedule of its own (an injective op such as concatenate) keeps its
-  // helper stages (resize's coordinate tables) but not its result: left at the root, that would be
-  // a serial pass over memory before the group's output, which can compute it row by row.
+  // An injective anchor (concatenate, or layout_transform, whose schedule arranges the group's
+  // outputs) keeps its helper stages (resize's coordinate tables) but not its result: left at the
+  // root, that would be a serial pass over memory before the group's output, which can compute it
+  // row by row.
   void inline_injective_stages(te::Schedule& schedule) {
     const CallInfo* a = anchor();
     std::unordered_set<const te::OperationNode*> keep = a ? anchor_operations(*a) : decltype(keep){};
-    if (a && !a->strategy->schedule)
+    if (a && (!a->strategy->schedule || a->pattern <= OpPattern::kInjective))
       for (const te::Tensor& t : a->outputs) keep.erase(t.op().get());
     for (const auto& stage : schedule.stages()) {
       const te::Operation& op = stage->op();

@@ -6,6 +6,7 @@
 
 #include "kiln/support/error.h"
 #include "kiln/support/strings.h"
+#include "kiln/tir/block_split.h"
 #include "kiln/tir/functor.h"
 #include "kiln/tir/printer.h"
 #include "kiln/tir/simplify.h"
@@ -179,7 +180,8 @@ class Lowering {
     for (auto it = scratch.rbegin(); it != scratch.rend(); ++it) body = tir::Allocate{*it, body};
     std::vector<tir::Buffer> params;
     for (const auto& t : args_) params.push_back(t.buffer());
-    return tir::unswitch_vector_loops(tir::simplify(tir::PrimFunc{name_, params, body}));
+    return tir::unswitch_vector_loops(
+        tir::split_vector_loops_at_blocks(tir::simplify(tir::PrimFunc{name_, params, body})));
   }
 
  private:

@@ -13,7 +13,9 @@
 //   image.resize2d (layout="NCHW{x}c": U-Net's upsampling),
 //   strided_slice of whole channel blocks (CombineParallelConv2D's branches of a joined conv),
 //   nn.pad of the spatial axes only (Inception's pad before a count_include_pad average pool),
-//     which pads the blocked value with [0, 0] for the block axis.
+//     which pads the blocked value with [0, 0] for the block axis,
+// and transpose NHWC -> NCHW (channels whole blocks) gives a blocked value too: ConvNeXt's
+// channels-last layer norms and TensorFlow exports' NHWC inputs feed blocked convolutions.
 // Every other consumer reads the value through one layout_transform back to NCHW, made once
 // per value, so a transform appears only where the layout changes; a layout_transform that
 // undoes the one it reads is dropped. The weight transforms are calls on constants, which
@@ -27,8 +29,10 @@
 //
 // Cost rule: each boundary is a full copy of an activation, and a graph whose blocked convs
 // keep meeting ops that need NCHW (convolutions whose channels the block does not divide,
-// grouped ones) pays more in copies than the blocked convs save. A function is rewritten only
-// when it has at most max(2, blocked convs / 4) activation transforms; the option force=1
+// grouped ones) pays more in copies than the blocked convs save. A transform that reads a
+// transpose or only feeds transposes costs nothing: it fuses into the transpose's copy. A
+// function is rewritten only when it has at most max(2, blocked convs / 4) other activation
+// transforms; the option force=1
 // rewrites it anyway, depthwise=0 keeps depthwise convolutions NCHW, and narrow_inputs=0 keeps
 // convolutions whose input channels do not fill a vector NCHW (see conv_blocks). A function whose
 // padded rewrite the rule rejects is tried again without padding; pad_channels=0 never pads.
@@ -189,6 +193,8 @@ class LayoutAlterer : public ExprRewriter {
       altered = resize(original, *call);
     else if (name == "strided_slice")
       altered = channel_slice(original, *call);
+    else if (name == "transpose")
+      altered = channels_first(original, *call);
     else if (call->op()->pattern == OpPattern::kElemwise && call->args.size() == 1)
       altered = unary(original, *call);
     else if (call->op()->pattern <= OpPattern::kBroadcast && call->args.size() == 2 && call->op()->attr_specs.empty())
@@ -457,6 +463,20 @@ class LayoutAlterer : public ExprRewriter {
     return record(original, call_op("strided_slice", {b->expr}, blocked_attrs), block);
   }
 
+  // NHWC -> NCHW (a TensorFlow export's input, ConvNeXt's return from its channels-last layer
+  // norms) also gives the blocked value, NHWC -> NCHW{x}c directly: one copy, as the transpose
+  // was, with whole vectors of channels. Consumers that need NCHW still read the transpose.
+  Expr channels_first(const Expr& original, const CallNode& call) {
+    const TensorTypeNode* out = tensor_of(original);
+    const auto attrs = attrs_from<TransposeAttrs>(call.attrs, "transpose");
+    if (!out || out->ndim() != 4 || !is_static(*out) || !attrs.axes ||
+        *attrs.axes != std::vector<int64_t>{0, 3, 1, 2} || lanes_ <= 1 || out->shape[1] % lanes_ != 0)
+      return nullptr;
+    Expr nchw = make_call(call.callee, {rewritten(call.args[0])}, call.attrs);
+    blocked_[original.get()] = {layout_transform(nchw, "NCHW", Layout::nchw(lanes_)), lanes_};
+    return nchw;
+  }
+
   // Padding H and W pads every channel alike, in any mode.
   Expr pad(const Expr& original, const CallNode& call) {
     const Blocked* b = blocked(call.args[0]);
@@ -477,12 +497,28 @@ class LayoutAlterer : public ExprRewriter {
   std::map<std::pair<const ExprNode*, int64_t>, Expr> conversions_;
 };
 
-// The layout_transforms of activations (NCHW <-> NCHW{x}c of more than one position) in `root`.
+bool is_transpose(const Expr& e) {
+  const CallNode* call = op_call(e);
+  return call && call->op()->name == "transpose";
+}
+
+// The layout_transforms of activations (NCHW <-> NCHW{x}c of more than one position) in `root`,
+// but for those that read a transpose or only feed transposes: those fuse into the transpose,
+// which copies the activation anyway.
 int64_t activation_transforms(const Expr& root) {
+  std::unordered_map<const ExprNode*, int64_t> uses_not_transposing;
+  if (const auto* fn = as<FunctionNode>(root)) ++uses_not_transposing[fn->body.get()];
+  post_order_visit(root, [&](const Expr& e) {
+    if (const auto* call = as<CallNode>(e); call && !is_transpose(e))
+      for (const Expr& arg : call->args) ++uses_not_transposing[arg.get()];
+    if (const auto* tuple = as<TupleNode>(e))
+      for (const Expr& field : tuple->fields) ++uses_not_transposing[field.get()];
+  });
   int64_t count = 0;
   post_order_visit(root, [&](const Expr& e) {
     const CallNode* call = op_call(e);
     if (!call || call->op()->name != "layout_transform") return;
+    if (is_transpose(call->args[0]) || uses_not_transposing[e.get()] == 0) return;
     const auto attrs = attrs_from<LayoutTransformAttrs>(call->attrs, "layout_transform");
     const TensorTypeNode* data = tensor_of(call->args[0]);
     const bool nchw = attrs.src_layout.starts_with("NCHW") && attrs.dst_layout.starts_with("NCHW");

@@ -527,6 +527,48 @@ def @main(%x: Tensor[(1, 16, 8, 8), float32], %w1: Tensor[(32, 16, 3, 3), float3
             std::string::npos);
 }
 
+// ConvNeXt's block: a depthwise conv, a channels-last layer norm between two transposes, a
+// per-channel scale and the residual add. The transpose back to NCHW also gives the blocked value
+// (a layout_transform of it, which fuses into the transpose), so the scale, the add and the next
+// conv stay blocked. The two transforms at the transposes are free in the cost rule: two convs
+// at four boundaries are rewritten without force.
+TEST(AlterOpLayout, TransposesFromChannelsLastGiveTheBlockedValue) {
+  const std::string params =
+      R"((%x: Tensor[(1, 16, 4, 4), float32], %w1: Tensor[(16, 1, 3, 3), float32], %g: Tensor[(16), float32], %b: Tensor[(16), float32], %s: Tensor[(16, 1, 1), float32], %w2: Tensor[(16, 1, 3, 3), float32]))";
+  const char* const depthwise = R"(data_layout="NCHW8c", kernel_layout="OIHW1i8o", out_layout="NCHW8c")";
+  expect_altered("def @main" + params + R"( {
+  %0 = nn.conv2d(%x, %w1, padding=[1, 1], groups=16);
+  %1 = transpose(%0, axes=[0, 2, 3, 1]);
+  %2 = nn.layer_norm(%1, %g, %b, axis=-1);
+  %3 = transpose(%2, axes=[0, 3, 1, 2]);
+  %4 = multiply(%s, %3);
+  %5 = add(%4, %x);
+  nn.conv2d(%5, %w2, padding=[1, 1], groups=16)
+})",
+                 "def @main" + params + R"( {
+  %0 = )" + lt("%x", "NCHW", "NCHW8c") +
+                     R"(;
+  %1 = )" + lt("%w1", "OIHW", "OIHW1i8o") +
+                     R"(;
+  %2 = nn.conv2d(%0, %1, padding=[1, 1], groups=16, )" +
+                     depthwise + R"();
+  %3 = transpose()" + lt("%2", "NCHW8c", "NCHW") +
+                     R"(, axes=[0, 2, 3, 1]);
+  %4 = nn.layer_norm(%3, %g, %b, axis=-1);
+  %5 = transpose(%4, axes=[0, 3, 1, 2]);
+  %6 = multiply()" + lt("%s", "CHW", "CHW8c") +
+                     ", " + lt("%5", "NCHW", "NCHW8c") + R"();
+  %7 = add(%6, %0);
+  %8 = )" + lt("%w2", "OIHW", "OIHW1i8o") +
+                     R"(;
+  %9 = nn.conv2d(%7, %8, padding=[1, 1], groups=16, )" +
+                     depthwise + R"();
+  )" + lt("%9", "NCHW8c", "NCHW") +
+                     R"(
+})",
+                 8, /*force=*/false);
+}
+
 TEST(AlterOpLayout, CostRuleFallsBackToUnpaddedBlocks) {
   // Padded, the two 12-channel convs go blocked too and each meets a softmax: four boundaries
   // for three convs, rejected. Without padding only the first conv is blocked, at the two
