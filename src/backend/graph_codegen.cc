@@ -40,18 +40,20 @@ size_t flat_size(const Type& type) {
   return fields.size();
 }
 
-// "fused_nn_conv2d_add_nn_relu": the ops of the function in evaluation order.
-std::string kernel_base_name(const FunctionNode& fn) {
+// "fused_nn_conv2d_add_nn_relu": the ops of the function in evaluation order; a long name ends
+// in a hash of the whole function (its parameters bound, so that the name is the same in every
+// build).
+std::string kernel_base_name(const Function& fn) {
   std::string name = "fused";
   post_order_visit(
-      fn.body,
+      fn->body,
       [&name](const Expr& e) {
         const auto* call = as<CallNode>(e);
         if (call && call->op()) name += "_" + c_identifier(call->op()->name);
       },
       /*enter_functions=*/false);
   if (name.size() > kMaxKernelName) {
-    std::string hash = cat(std::hex, structural_hash(std::static_pointer_cast<const ExprNode>(fn.body)));
+    std::string hash = cat(std::hex, structural_hash(Expr(fn)));
     name = name.substr(0, kMaxKernelName - 9) + "_" + hash.substr(0, 8);
   }
   return name;
@@ -372,7 +374,7 @@ class GraphBuilder {
     }
     std::string obstacle = compile_obstacle(*fn);
     if (!obstacle.empty()) {
-      result_.fallbacks.push_back(cat(kernel_base_name(*fn), ": ", obstacle));
+      result_.fallbacks.push_back(cat(kernel_base_name(fn), ": ", obstacle));
       expansion_device_ = device;
       return expand_into_reference_nodes(*fn, args);
     }
@@ -471,7 +473,7 @@ class GraphBuilder {
     size_t hash = structural_hash(as_expr);
     for (const auto& [other, name] : kernels_[hash])
       if (structural_equal(other, as_expr)) return name;
-    std::string base = kernel_base_name(*fn), name = base;
+    std::string base = kernel_base_name(fn), name = base;
     for (int n = 1; !kernel_names_.insert(name).second; ++n) name = cat(base, n);
     try {
       result_.funcs.push_back(lower_primitive(*fn, name, target_));

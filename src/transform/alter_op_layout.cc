@@ -505,20 +505,17 @@ bool is_transpose(const Expr& e) {
 // The layout_transforms of activations (NCHW <-> NCHW{x}c of more than one position) in `root`,
 // but for those that read a transpose or only feed transposes: those fuse into the transpose,
 // which copies the activation anyway.
-int64_t activation_transforms(const Expr& root) {
-  std::unordered_map<const ExprNode*, int64_t> uses_not_transposing;
-  if (const auto* fn = as<FunctionNode>(root)) ++uses_not_transposing[fn->body.get()];
-  post_order_visit(root, [&](const Expr& e) {
-    if (const auto* call = as<CallNode>(e); call && !is_transpose(e))
-      for (const Expr& arg : call->args) ++uses_not_transposing[arg.get()];
-    if (const auto* tuple = as<TupleNode>(e))
-      for (const Expr& field : tuple->fields) ++uses_not_transposing[field.get()];
+int64_t activation_transforms(const Function& fn) {
+  const std::unordered_map<const ExprNode*, size_t> uses = use_counts(fn);
+  std::unordered_map<const ExprNode*, size_t> transposed;
+  post_order_visit(fn, [&](const Expr& e) {
+    if (is_transpose(e)) ++transposed[op_call(e)->args[0].get()];
   });
   int64_t count = 0;
-  post_order_visit(root, [&](const Expr& e) {
+  post_order_visit(fn, [&](const Expr& e) {
     const CallNode* call = op_call(e);
     if (!call || call->op()->name != "layout_transform") return;
-    if (is_transpose(call->args[0]) || uses_not_transposing[e.get()] == 0) return;
+    if (is_transpose(call->args[0]) || transposed[e.get()] == uses.at(e.get())) return;
     const auto attrs = attrs_from<LayoutTransformAttrs>(call->attrs, "layout_transform");
     const TensorTypeNode* data = tensor_of(call->args[0]);
     const bool nchw = attrs.src_layout.starts_with("NCHW") && attrs.dst_layout.starts_with("NCHW");

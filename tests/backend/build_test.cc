@@ -119,6 +119,20 @@ TEST(Build, SeedReductionSplitsTheGraphInTwoKernels) {
   EXPECT_EQ(g.storage_id, (std::vector<int64_t>{0, 1, 2}));
 }
 
+// A name longer than 64 characters ends in a hash of the function: the same in every build of
+// the same model (it once hashed the parameters' addresses).
+TEST(Build, LongKernelNamesAreTheSameInEveryBuild) {
+  const char* text = R"(
+def @main(%x: Tensor[(8, 8), float32], %z: Tensor[(8, 8), float32]) {
+  %0 = add(%x, %z); %1 = multiply(%0, %z); %2 = subtract(%1, %x); %3 = maximum(%2, %z); %4 = minimum(%3, %x);
+  %5 = add(%4, %z); %6 = multiply(%5, %x); %7 = subtract(%6, %z); exp(%7)
+})";
+  const std::vector<std::string> first = func_names(plan_of(build_text(text, 3)));
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0].size(), 64u) << first[0];
+  EXPECT_EQ(func_names(plan_of(build_text(text, 3))), first);
+}
+
 TEST(Build, MemoryPlanKeepsLiveValuesApart) {
   // Both branches stay live until the add; the result of the first exp is freed once read.
   GraphPlan g = plan_of(build_text(R"(
