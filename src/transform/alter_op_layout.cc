@@ -32,10 +32,11 @@
 // grouped ones) pays more in copies than the blocked convs save. A transform that reads a
 // transpose or only feeds transposes costs nothing: it fuses into the transpose's copy. A
 // function is rewritten only when it has at most max(2, blocked convs / 4) other activation
-// transforms; the option force=1
-// rewrites it anyway, depthwise=0 keeps depthwise convolutions NCHW, and narrow_inputs=0 keeps
-// convolutions whose input channels do not fill a vector NCHW (see conv_blocks). A function whose
-// padded rewrite the rule rejects is tried again without padding; pad_channels=0 never pads.
+// transforms; the option force=1 rewrites it anyway, depthwise=0 keeps depthwise convolutions
+// NCHW, and narrow_inputs=0 keeps convolutions whose input channels do not fill a vector NCHW
+// (see conv_blocks). A function whose rewrite the rule rejects is tried again without padding,
+// then without blocked values from transposes; pad_channels=0 never pads, transposes=0 never
+// takes a transpose's blocked value.
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -469,7 +470,7 @@ class LayoutAlterer : public ExprRewriter {
   Expr channels_first(const Expr& original, const CallNode& call) {
     const TensorTypeNode* out = tensor_of(original);
     const auto attrs = attrs_from<TransposeAttrs>(call.attrs, "transpose");
-    if (!out || out->ndim() != 4 || !is_static(*out) || !attrs.axes ||
+    if (!options_.transposes || !out || out->ndim() != 4 || !is_static(*out) || !attrs.axes ||
         *attrs.axes != std::vector<int64_t>{0, 3, 1, 2} || lanes_ <= 1 || out->shape[1] % lanes_ != 0)
       return nullptr;
     Expr nchw = make_call(call.callee, {rewritten(call.args[0])}, call.attrs);
@@ -538,15 +539,18 @@ IRModule alter_op_layout_pass(const IRModule& mod, const AlterOpLayoutOptions& o
     if (boundaries > std::max<int64_t>(2, alterer.blocked_convs / 4)) return std::nullopt;
     return altered;
   };
+  // Padded channels bring more convolutions into the blocked layout, and with them the
+  // boundaries of ops that need NCHW (ShuffleNet's channel shuffles); blocked values from
+  // transposes bring boundaries where their element-wise consumers meet an op that needs NCHW.
+  // When the rule rejects a rewrite, the rewrites without them, in that order, may still pay.
+  std::vector<AlterOpLayoutOptions> attempts = {options};
+  if (options.pad_channels) attempts.push_back(options), attempts.back().pad_channels = false;
+  if (options.transposes)
+    for (size_t i = 0, n = attempts.size(); i < n; ++i)
+      attempts.push_back(attempts[i]), attempts.back().transposes = false;
   IRModule out = map_functions(infer_types(mod), [&](const Function& fn) {
-    if (std::optional<Function> altered = rewrite(fn, options)) return *altered;
-    // Padded channels bring more convolutions into the blocked layout, and with them the
-    // boundaries of ops that need NCHW (ShuffleNet's channel shuffles): the rewrite without
-    // them may still pay.
-    AlterOpLayoutOptions unpadded = options;
-    unpadded.pad_channels = false;
-    if (options.pad_channels)
-      if (std::optional<Function> altered = rewrite(fn, unpadded)) return *altered;
+    for (const AlterOpLayoutOptions& o : attempts)
+      if (std::optional<Function> altered = rewrite(fn, o)) return *altered;
     return fn;
   });
   return fold_constant_pass(infer_types(out));

@@ -149,7 +149,8 @@ void register_builtin_passes() {
     // (true unless given) whether depthwise convolutions go blocked, "narrow_inputs" (true unless
     // given) whether convolutions with too few input channels for a block read NCHW1c,
     // "pad_channels" (true unless given) whether channel counts the block does not divide are
-    // padded to whole blocks.
+    // padded to whole blocks, "transposes" (true unless given) whether a transpose NHWC -> NCHW
+    // gives a blocked value.
     r.add({{"AlterOpLayout", 3, {"InferType"}, true}, [](const IRModule& m, const PassContext& ctx) {
              const Attrs& options = ctx.options_of("AlterOpLayout");
              AlterOpLayoutOptions o;
@@ -159,6 +160,7 @@ void register_builtin_passes() {
              if (const AttrValue* depthwise = options.find("depthwise")) o.depthwise = depthwise->as_bool();
              if (const AttrValue* narrow = options.find("narrow_inputs")) o.narrow_inputs = narrow->as_bool();
              if (const AttrValue* pad = options.find("pad_channels")) o.pad_channels = pad->as_bool();
+             if (const AttrValue* transposes = options.find("transposes")) o.transposes = transposes->as_bool();
              return alter_op_layout_pass(m, o);
            }});
     r.add(simple_pass({"FuseLayerNorm", 2, {"InferType"}, true}, fuse_layer_norm_pass));

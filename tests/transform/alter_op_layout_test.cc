@@ -569,6 +569,33 @@ TEST(AlterOpLayout, TransposesFromChannelsLastGiveTheBlockedValue) {
                  8, /*force=*/false);
 }
 
+// A transpose's blocked value that only reaches an op needing NCHW (a softmax over channels,
+// through a sigmoid) adds a boundary there: with it the two convs would have three, rejected.
+// The rewrite without blocked values from transposes keeps the convs blocked.
+TEST(AlterOpLayout, CostRuleFallsBackToNoBlockedTransposes) {
+  const std::string params =
+      R"((%x: Tensor[(1, 4, 4, 16), float32], %w1: Tensor[(16, 16, 1, 1), float32], %w2: Tensor[(16, 16, 1, 1), float32]))";
+  expect_altered("def @main" + params + R"( {
+  %0 = transpose(%x, axes=[0, 3, 1, 2]);
+  %1 = sigmoid(%0);
+  %2 = nn.softmax(%1, axis=1);
+  %3 = nn.conv2d(%2, %w1);
+  nn.conv2d(%3, %w2)
+})",
+                 "def @main" + params + R"( {
+  %0 = transpose(%x, axes=[0, 3, 1, 2]);
+  %1 = sigmoid(%0);
+  %2 = nn.softmax(%1, axis=1);
+  %3 = nn.conv2d()" + lt("%2", "NCHW", "NCHW8c") +
+                     ", " + lt("%w1", "OIHW", "OIHW8i8o") + ", " + kL8 + R"();
+  %4 = nn.conv2d(%3, )" +
+                     lt("%w2", "OIHW", "OIHW8i8o") + ", " + kL8 + R"();
+  )" + lt("%4", "NCHW8c", "NCHW") +
+                     R"(
+})",
+                 8, /*force=*/false);
+}
+
 TEST(AlterOpLayout, CostRuleFallsBackToUnpaddedBlocks) {
   // Padded, the two 12-channel convs go blocked too and each meets a softmax: four boundaries
   // for three convs, rejected. Without padding only the first conv is blocked, at the two

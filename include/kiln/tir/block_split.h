@@ -1,7 +1,8 @@
 // Splitting of vectorised loops at the block of their index arithmetic: a vectorised loop over v
 // whose body reads or writes at an offset with v / b and v % b (a blocked layout read from a
-// plain one, NCHW{b}c into NHWC) becomes a loop over blocks around a vectorised loop of b lanes, so that the C
-// compiler sees contiguous accesses instead of a gather (it does not split the loop itself).
+// plain one, NCHW{b}c into NHWC) becomes a loop over blocks around a vectorised loop of b lanes,
+// so that the C compiler sees contiguous accesses instead of a gather (it does not split the
+// loop itself).
 #pragma once
 
 #include "kiln/tir/stmt.h"

@@ -148,6 +148,7 @@ struct AlterOpLayoutOptions {
   bool depthwise = true;      // depthwise convolutions too
   bool narrow_inputs = true;  // NCHW1c data into blocked outputs when only the output channels fill vectors
   bool pad_channels = true;   // channel counts above the vector width it does not divide: padded to whole blocks
+  bool transposes = true;     // a transpose NHWC -> NCHW gives a blocked value too
 };
 IRModule alter_op_layout_pass(const IRModule& mod, const AlterOpLayoutOptions& options = {});
 // PackDenseWeights: float32 nn.dense / nn.matmul whose weight depends on no variable become
