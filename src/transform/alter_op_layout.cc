@@ -498,25 +498,20 @@ class LayoutAlterer : public ExprRewriter {
   std::map<std::pair<const ExprNode*, int64_t>, Expr> conversions_;
 };
 
-bool is_transpose(const Expr& e) {
-  const CallNode* call = op_call(e);
-  return call && call->op()->name == "transpose";
-}
-
-// The layout_transforms of activations (NCHW <-> NCHW{x}c of more than one position) in `root`,
+// The layout_transforms of activations (NCHW <-> NCHW{x}c of more than one position) in `fn`,
 // but for those that read a transpose or only feed transposes: those fuse into the transpose,
 // which copies the activation anyway.
 int64_t activation_transforms(const Function& fn) {
   const std::unordered_map<const ExprNode*, size_t> uses = use_counts(fn);
   std::unordered_map<const ExprNode*, size_t> transposed;
   post_order_visit(fn, [&](const Expr& e) {
-    if (is_transpose(e)) ++transposed[op_call(e)->args[0].get()];
+    if (const CallNode* transpose = call_of(e, "transpose")) ++transposed[transpose->args[0].get()];
   });
   int64_t count = 0;
   post_order_visit(fn, [&](const Expr& e) {
     const CallNode* call = op_call(e);
     if (!call || call->op()->name != "layout_transform") return;
-    if (is_transpose(call->args[0]) || transposed[e.get()] == uses.at(e.get())) return;
+    if (call_of(call->args[0], "transpose") || transposed[e.get()] == uses.at(e.get())) return;
     const auto attrs = attrs_from<LayoutTransformAttrs>(call->attrs, "layout_transform");
     const TensorTypeNode* data = tensor_of(call->args[0]);
     const bool nchw = attrs.src_layout.starts_with("NCHW") && attrs.dst_layout.starts_with("NCHW");
