@@ -401,9 +401,7 @@ class FunctionWriter {
   // ----- expressions -----
 
   std::string flat_index(const Buffer& b, const std::vector<PrimExpr>& indices) {
-    PrimExpr flat = PrimExpr(0);
-    for (size_t d = 0; d < indices.size(); ++d) flat = flat + indices[d] * b->strides[d];
-    return expr(analyzer_.simplify(flat));
+    return expr(analyzer_.simplify(tir::flat_offset(b, indices)));
   }
 
   std::string binary(const PrimExpr& e, const char* op) {

@@ -14,14 +14,6 @@ bool is_integer_division(const PrimExpr& e) {
          (e.kind() == ExprKind::kDiv && e.dtype() != DType::kFloat32 && e.dtype() != DType::kFloat64);
 }
 
-// The flat element offset of `indices` into `buffer`, simplified with `analyzer`: divisions
-// that only undo a split of one axis (a fused h * W + w read as [hw / W, hw % W]) cancel here.
-PrimExpr flat_offset(const Buffer& buffer, const std::vector<PrimExpr>& indices, const Analyzer& analyzer) {
-  PrimExpr flat = PrimExpr(0);
-  for (size_t d = 0; d < indices.size(); ++d) flat = flat + indices[d] * buffer->strides[d];
-  return analyzer.simplify(flat);
-}
-
 // The one divisor by which `loop`'s body divides its variable in a memory offset, if it splits
 // the loop into blocks: greater than one, below the extent, dividing it.
 std::optional<int64_t> block_of(const For& loop) {
@@ -31,8 +23,10 @@ std::optional<int64_t> block_of(const For& loop) {
   analyzer.bind(loop.loop_var, 0, extent);
   std::optional<int64_t> block;
   bool mixed = false;
-  const auto find_divisions = [&](const PrimExpr& offset) {
-    visit_exprs(offset, [&](const PrimExpr& e) {
+  // Offsets are flattened and simplified first: divisions that only undo a split of one axis
+  // (a fused h * W + w read as [hw / W, hw % W]) cancel there.
+  const auto find_divisions = [&](const Buffer& buffer, const std::vector<PrimExpr>& indices) {
+    visit_exprs(analyzer.simplify(flat_offset(buffer, indices)), [&](const PrimExpr& e) {
       if (!is_integer_division(e) || !e->operands[0].same_as(loop.loop_var) || !e->operands[1].is_int_imm()) return;
       const int64_t divisor = e->operands[1]->int_value;
       if (block && *block != divisor) mixed = true;
@@ -40,12 +34,10 @@ std::optional<int64_t> block_of(const For& loop) {
     });
   };
   visit_exprs(loop.body, [&](const PrimExpr& e) {
-    if (e.kind() == ExprKind::kLoad || e.kind() == ExprKind::kAddressOf)
-      find_divisions(flat_offset(e->buffer, e->operands, analyzer));
+    if (e.kind() == ExprKind::kLoad || e.kind() == ExprKind::kAddressOf) find_divisions(e->buffer, e->operands);
   });
   visit_stmts(loop.body, [&](const Stmt& s) {
-    if (const BufferStore* store = s.as<BufferStore>())
-      find_divisions(flat_offset(store->buffer, store->indices, analyzer));
+    if (const BufferStore* store = s.as<BufferStore>()) find_divisions(store->buffer, store->indices);
   });
   if (mixed || !block || *block <= 1 || *block >= extent || extent % *block != 0) return std::nullopt;
   return block;

@@ -205,6 +205,12 @@ PrimExpr address_of(Buffer buffer, std::vector<PrimExpr> indices) {
   return make_node(ExprKind::kAddressOf, dtype, std::move(indices), {}, std::move(buffer));
 }
 
+PrimExpr flat_offset(const Buffer& buffer, const std::vector<PrimExpr>& indices) {
+  PrimExpr flat = PrimExpr(0);
+  for (size_t d = 0; d < indices.size(); ++d) flat = flat + indices[d] * buffer->strides[d];
+  return flat;
+}
+
 PrimExpr extern_call(std::string function, std::vector<PrimExpr> args) {
   for (const auto& a : args) check(a.defined(), "tir: undefined argument of ", function);
   return make_node(ExprKind::kExternCall, DType::kInt32, std::move(args), std::move(function));

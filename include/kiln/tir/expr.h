@@ -134,6 +134,8 @@ PrimExpr call(const std::string& name, std::vector<PrimExpr> args);
 bool is_intrinsic(const std::string& name);
 PrimExpr load(Buffer buffer, std::vector<PrimExpr> indices);
 PrimExpr address_of(Buffer buffer, std::vector<PrimExpr> indices);
+// The element offset of `indices` into `buffer` through its strides, unsimplified.
+PrimExpr flat_offset(const Buffer& buffer, const std::vector<PrimExpr>& indices);
 PrimExpr extern_call(std::string function, std::vector<PrimExpr> args);
 
 inline PrimExpr operator+(PrimExpr a, PrimExpr b) { return add(std::move(a), std::move(b)); }
