@@ -10,6 +10,7 @@
 #include "kiln/tir/functor.h"
 #include "kiln/tir/printer.h"
 #include "kiln/tir/simplify.h"
+#include "kiln/tir/tile_epilogue.h"
 #include "kiln/tir/unswitch.h"
 
 namespace kiln::te {
@@ -180,13 +181,22 @@ class Lowering {
     for (auto it = scratch.rbegin(); it != scratch.rend(); ++it) body = tir::Allocate{*it, body};
     std::vector<tir::Buffer> params;
     for (const auto& t : args_) params.push_back(t.buffer());
+    const tir::PrimFunc simplified = tir::simplify(tir::PrimFunc{name_, params, body});
     return tir::unswitch_vector_loops(
-        tir::split_vector_loops_at_blocks(tir::simplify(tir::PrimFunc{name_, params, body})));
+        tir::split_vector_loops_at_blocks(tir::fold_tile_epilogues(simplified, tile_epilogue_calls())));
   }
 
  private:
   Error error(const StagePlan& plan, const std::string& message) const {
     return Error(cat("lower '", name_, "': stage '", plan.stage->op()->name, "': ", message));
+  }
+
+  std::vector<tir::TileEpilogueCall> tile_epilogue_calls() const {
+    std::vector<tir::TileEpilogueCall> calls;
+    for (const auto& stage : schedule_.stages())
+      if (const TensorIntrin* intrin = stage->tensorize_intrin(); intrin && intrin->epilogue)
+        calls.push_back(*intrin->epilogue);
+    return calls;
   }
 
   StagePlan& plan_of(const Stage& stage) {

@@ -1415,7 +1415,8 @@ static inline int32_t kiln_conv2d_winograd_f32(int64_t n, int64_t cb, int64_t h,
  * prefetched KILN_CONV_PREFETCH_AHEAD floats ahead: a layer's weights come from memory once per
  * run, and the hardware prefetcher stops at every page). Returns 0.
  * kiln_conv_nchwc_ep_f32 is the same tile with an epilogue in registers: the accumulators start
- * at bias[b * 16 + l] instead of C's values, pass through `act` (KILN_ACT_*, with lo, hi) and are
+ * at bias[b * 16 + l] instead of C's values, plus residual[b * c_block + r * 16 + l] when residual
+ * is not NULL (a residual block's add), pass through `act` (KILN_ACT_*, with lo, hi) and are
  * stored to C and, when twin != 0, also twin floats after each (kiln_pwdw_f32's ring). */
 /* Activations a convolution call applies before its stores: none, clamp to [lo, hi] (NaN kept, as
  * clip keeps it) or swish (x * sigmoid(x)). */
@@ -1489,10 +1490,12 @@ static inline __attribute__((always_inline)) kiln_dw_vec kiln_activate_vec(int32
   KILN_CONV_TILE_FOR_BLOCKS(X, 12) KILN_CONV_TILE_FOR_BLOCKS(X, 13)
 /* clang-format on */
 #define KILN_CONV_TILE_LIVE(b, r) ((b) < blocks && (r) < rows)
-#define KILN_CONV_TILE_LOAD(b, r)                                                   \
-  __m512 acc##b##_##r = !KILN_CONV_TILE_LIVE(b, r) ? _mm512_setzero_ps()            \
-                        : bias                     ? _mm512_loadu_ps(bias + (b)*16) \
-                                                   : _mm512_loadu_ps(c + (b)*c_block + (r)*16);
+#define KILN_CONV_TILE_LOAD(b, r)                                                                                  \
+  __m512 acc##b##_##r =                                                                                            \
+      !KILN_CONV_TILE_LIVE(b, r) ? _mm512_setzero_ps()                                                             \
+      : !bias                    ? _mm512_loadu_ps(c + (b)*c_block + (r)*16)                                       \
+      : residual ? _mm512_add_ps(_mm512_loadu_ps(bias + (b)*16), _mm512_loadu_ps(residual + (b)*c_block + (r)*16)) \
+                 : _mm512_loadu_ps(bias + (b)*16);
 #define KILN_CONV_TILE_FMA(b, r) \
   if (KILN_CONV_TILE_LIVE(b, r)) acc##b##_##r = _mm512_fmadd_ps(_mm512_set1_ps(dc[(r)*step + i]), w##b, acc##b##_##r);
 #define KILN_CONV_TILE_STORE(b, r)                                     \
@@ -1527,7 +1530,8 @@ static inline __attribute__((always_inline)) int32_t kiln_conv_nchwc_ep_f32(
     int64_t rows, int64_t blocks, int64_t stride, int64_t cb, int64_t lanes, int64_t kh, int64_t kw,
     const float* KILN_RESTRICT d, int64_t d_block, int64_t d_tap_row, int64_t d_tap_col, const float* KILN_RESTRICT w,
     int64_t w_in, int64_t w_out, int64_t w_tap_row, int64_t w_tap_col, float* KILN_RESTRICT c, int64_t c_block,
-    const float* KILN_RESTRICT bias, int32_t act, float lo, float hi, int64_t twin) {
+    const float* KILN_RESTRICT bias, const float* KILN_RESTRICT residual, int32_t act, float lo, float hi,
+    int64_t twin) {
   const int64_t step = lanes * stride;
   KILN_CONV_TILE_FOR_TILE(KILN_CONV_TILE_LOAD)
   /* The taps stay loops: unrolled with one input channel per block (a stem's NCHW1c), GCC
@@ -1563,13 +1567,15 @@ static inline int32_t kiln_conv_nchwc_ep_f32(int64_t rows, int64_t blocks, int64
                                              int64_t d_tap_row, int64_t d_tap_col, const float* KILN_RESTRICT w,
                                              int64_t w_in, int64_t w_out, int64_t w_tap_row, int64_t w_tap_col,
                                              float* KILN_RESTRICT c, int64_t c_block, const float* KILN_RESTRICT bias,
-                                             int32_t act, float lo, float hi, int64_t twin) {
+                                             const float* KILN_RESTRICT residual, int32_t act, float lo, float hi,
+                                             int64_t twin) {
   for (int64_t b = 0; b < blocks; ++b)
     for (int64_t r = 0; r < rows; ++r) {
       float acc[16];
       float* KILN_RESTRICT out = c + b * c_block + r * 16;
       const float* KILN_RESTRICT dr = d + r * lanes * stride;
-      for (int l = 0; l < 16; ++l) acc[l] = bias ? bias[b * 16 + l] : out[l];
+      for (int l = 0; l < 16; ++l)
+        acc[l] = !bias ? out[l] : bias[b * 16 + l] + (residual ? residual[b * c_block + r * 16 + l] : 0.0f);
       for (int64_t ic = 0; ic < cb; ++ic)
         for (int64_t ty = 0; ty < kh; ++ty)
           for (int64_t tx = 0; tx < kw; ++tx)
@@ -1594,7 +1600,7 @@ static inline __attribute__((always_inline)) int32_t kiln_conv_nchwc_f32(
     const float* KILN_RESTRICT d, int64_t d_block, int64_t d_tap_row, int64_t d_tap_col, const float* KILN_RESTRICT w,
     int64_t w_in, int64_t w_out, int64_t w_tap_row, int64_t w_tap_col, float* KILN_RESTRICT c, int64_t c_block) {
   return kiln_conv_nchwc_ep_f32(rows, blocks, stride, cb, lanes, kh, kw, d, d_block, d_tap_row, d_tap_col, w, w_in,
-                                w_out, w_tap_row, w_tap_col, c, c_block, 0, KILN_ACT_NONE, 0.0f, 0.0f, 0);
+                                w_out, w_tap_row, w_tap_col, c, c_block, 0, 0, KILN_ACT_NONE, 0.0f, 0.0f, 0);
 }
 
 /* ---- Depthwise convolution rows (blocked layout) ----------------------------------------------
@@ -1772,8 +1778,8 @@ static inline __attribute__((always_inline)) int32_t kiln_pwdw_expand_row(
     for (int64_t x0 = 0; x0 < w; x0 += tile_rows)
       kiln_conv_nchwc_ep_f32(tile_rows, tile_blocks, 1, cb, lanes, 1, 1, data + (row * w + x0) * lanes, h * w * lanes,
                              0, 0, pw_weight + b0 * cb * lanes * 16, lanes * 16, cb * lanes * 16, 0, 0,
-                             first + b0 * block_floats + x0 * 16, block_floats, pw_bias + b0 * 16, pw_act, pw_lo, pw_hi,
-                             span * slot_floats);
+                             first + b0 * block_floats + x0 * 16, block_floats, pw_bias + b0 * 16, 0, pw_act, pw_lo,
+                             pw_hi, span * slot_floats);
   return 0;
 }
 

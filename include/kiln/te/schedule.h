@@ -14,6 +14,7 @@
 #include "kiln/support/error.h"
 #include "kiln/te/tensor.h"
 #include "kiln/tir/stmt.h"
+#include "kiln/tir/tile_epilogue.h"
 
 namespace kiln::te {
 
@@ -29,10 +30,13 @@ struct BufferSlice {
 // A hand-written kernel that replaces a loop nest computing `desc` (a compute over placeholders).
 // `emit` gets the input slices (in `desc`'s input order) and the output slice and returns the call.
 // The kernel accumulates (C += ...) for reductions; the lowering emits the initialisation.
+// `epilogue`, when the kernel has a variant that applies a bias and a clamp in registers, lets the
+// lowering use it for a local tile (tir/tile_epilogue.h).
 struct TensorIntrin {
   std::string name;
   Tensor desc;
   std::function<tir::Stmt(const std::vector<BufferSlice>& inputs, const BufferSlice& output)> emit;
+  std::optional<tir::TileEpilogueCall> epilogue = std::nullopt;
 };
 
 struct IterVarRelation {

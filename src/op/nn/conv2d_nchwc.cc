@@ -11,6 +11,7 @@
 // over several output channel blocks at once (of one group, whose input blocks they all read),
 // each input broadcast feeding one multiply-add per block.
 #include <algorithm>
+#include <cmath>
 
 #include "kiln/attrs/layout.h"
 #include "kiln/runtime/microkernels.h"
@@ -188,6 +189,32 @@ te::Tensor depthwise_rows_compute(const BlockedShape& s, const te::Tensor& data,
   });
 }
 
+// The arguments a register epilogue adds to a call: its activation (a clamp unless both bounds
+// are infinite) and the bounds.
+std::vector<PrimExpr> epilogue_activation(const tir::RegisterEpilogue& e) {
+  const bool clamps = !std::isinf(e.lo) || !std::isinf(e.hi);
+  return {PrimExpr(int64_t{clamps ? KILN_ACT_CLAMP : KILN_ACT_NONE}), tir::make_const(DType::kFloat32, e.lo),
+          tir::make_const(DType::kFloat32, e.hi)};
+}
+
+// kiln_dwconv_row_f32's arguments: the row's pointer is the last, lanes and ow the first two.
+constexpr size_t kDepthwiseRowOutArg = 14;
+
+tir::TileEpilogueCall depthwise_row_epilogue() {
+  auto tile = [](const std::vector<PrimExpr>& args) -> std::optional<tir::TileShape> {
+    if (!args.at(0).is_int_imm() || !args.at(1).is_int_imm()) return std::nullopt;
+    return tir::TileShape{kDepthwiseRowOutArg, 1, args[1]->int_value, args[0]->int_value, 0};
+  };
+  auto with_epilogue = [](const std::vector<PrimExpr>& args, const tir::RegisterEpilogue& e) {
+    std::vector<PrimExpr> a(args.begin(), args.begin() + kDepthwiseRowOutArg);
+    a.push_back(e.out);
+    a.push_back(e.bias);
+    for (PrimExpr& x : epilogue_activation(e)) a.push_back(std::move(x));
+    return tir::extern_call("kiln_dwconv_row_ep_f32", std::move(a));
+  };
+  return tir::TileEpilogueCall{"kiln_dwconv_row_f32", tile, with_epilogue, false};
+}
+
 // One output row of one channel block: the kernel reads the block's whole plane, from the row
 // of the tile's first tap (the data slice's origin, which may lie above the plane).
 te::TensorIntrin depthwise_row_intrin(const BlockedShape& s, const te::Tensor& data, const te::Tensor& weight) {
@@ -206,7 +233,7 @@ te::TensorIntrin depthwise_row_intrin(const BlockedShape& s, const te::Tensor& d
                                 PrimExpr(s.dilation.h), PrimExpr(s.dilation.w), plane, PrimExpr(s.h), PrimExpr(s.w),
                                 PrimExpr(d.stride(2)), d.origin.at(2), d.origin.at(3), w.pointer(), out.pointer()})};
   };
-  return te::TensorIntrin{cat("depthwise_row_", s.kh, "x", s.kw), desc, emit};
+  return te::TensorIntrin{cat("depthwise_row_", s.kh, "x", s.kw), desc, emit, depthwise_row_epilogue()};
 }
 
 // Rows (n, channel block, output row) in parallel; the element-wise tail, when there is one,
@@ -239,6 +266,30 @@ bool block_tiles_apply(const BlockedShape& s, const ConvLayoutChoice& blocks) {
 BlockTile block_tile(const BlockedShape& s, const ConvLayoutChoice& blocks, int64_t width) {
   if (!block_tiles_apply(s, blocks)) return {};
   return conv_register_tile(width, s.group_out_blocks);
+}
+
+// kiln_conv_nchwc_f32's arguments: rows and blocks first, the tile's pointer and block stride last.
+constexpr size_t kConvTileOutArg = 16;
+
+tir::TileEpilogueCall conv_tile_epilogue() {
+  auto tile = [](const std::vector<PrimExpr>& args) -> std::optional<tir::TileShape> {
+    const PrimExpr& rows = args.at(0);
+    const PrimExpr& blocks = args.at(1);
+    const PrimExpr& block_stride = args.at(kConvTileOutArg + 1);
+    if (!rows.is_int_imm() || !blocks.is_int_imm() || !block_stride.is_int_imm()) return std::nullopt;
+    return tir::TileShape{kConvTileOutArg, blocks->int_value, rows->int_value, 16, block_stride->int_value};
+  };
+  auto with_epilogue = [](const std::vector<PrimExpr>& args, const tir::RegisterEpilogue& e) {
+    std::vector<PrimExpr> a(args.begin(), args.begin() + kConvTileOutArg);
+    a.push_back(e.out);
+    a.push_back(e.out_block_stride);
+    a.push_back(e.bias);
+    a.push_back(e.residual.defined() ? e.residual : PrimExpr(int64_t{0}));
+    for (PrimExpr& x : epilogue_activation(e)) a.push_back(std::move(x));
+    a.push_back(PrimExpr(int64_t{0}));  // no twin store
+    return tir::extern_call("kiln_conv_nchwc_ep_f32", std::move(a));
+  };
+  return tir::TileEpilogueCall{"kiln_conv_nchwc_f32", tile, with_epilogue, true};
 }
 
 // The accumulation of one tile as a call of kiln_conv_nchwc_f32; `desc` repeats the
@@ -285,7 +336,8 @@ te::TensorIntrin block_tile_intrin(const BlockedShape& s, const BlockTile& tile,
                                         out.stride(1)};
     return tir::Evaluate{tir::extern_call("kiln_conv_nchwc_f32", args)};
   };
-  return te::TensorIntrin{cat("conv_tile_", s.kh, "x", s.kw, "_", tile.positions, "x", tile.blocks), desc, emit};
+  return te::TensorIntrin{cat("conv_tile_", s.kh, "x", s.kw, "_", tile.positions, "x", tile.blocks), desc, emit,
+                          conv_tile_epilogue()};
 }
 
 // Tiles of `tile.positions` x `tile.blocks` of the written stage, tasks over (n, block group,
