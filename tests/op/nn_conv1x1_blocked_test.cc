@@ -70,6 +70,27 @@ TEST(NnConv1x1Blocked, FusedBiasClipAndResidualAdd) {
   EXPECT_NE(source.find(kTileCall), std::string::npos) << source;
 }
 
+// Tails of bias plus clamp and of bias and residual plus relu run in the tile's registers
+// (kiln_conv_nchwc_ep_f32, tir/tile_epilogue.h), with no tile buffer; a residual added after the
+// clamp and a swish keep the tile buffer and the tail.
+TEST(NnConv1x1Blocked, RegisterEpiloguesMatchTheInterpreter) {
+  const std::string params = "fn (%x: " + tensor("1, 3, 7, 14, 16") + ", %w: " + tensor("6, 3, 1, 1, 16, 16") +
+                             ", %b: " + tensor("1, 6, 1, 1, 16") + ", %r: " + tensor("1, 6, 7, 14, 16") +
+                             ", Primitive=1) { %0 = " + blocked_conv("") + "; %1 = add(%0, %b); ";
+  const std::vector<std::pair<std::string, bool>> tails = {
+      {"clip(%1, a_min=-0.5f, a_max=0.75f) }", true},
+      {"%2 = add(%1, %r); nn.relu(%2) }", true},
+      {"%2 = clip(%1, a_min=-0.5f, a_max=0.75f); add(%2, %r) }", false},
+      {"multiply(%1, sigmoid(%1)) }", false},
+  };
+  for (const auto& [tail, folds] : tails) {
+    SCOPED_TRACE(tail);
+    const std::string source = expect_compiled_matches_interpreter(params + tail, reduction_tolerance());
+    EXPECT_EQ(source.find("kiln_conv_nchwc_ep_f32(") != std::string::npos, folds) << source;
+    EXPECT_EQ(source.find("T_nn_conv2d_0[") != std::string::npos, !folds) << source;
+  }
+}
+
 // Larger windows sum one 1x1 tile per tap (kiln_conv_nchwc_f32) over the padded copy.
 TEST(NnConv1x1Blocked, WindowsSumTheTileOverTheirTaps) {
   struct Case {

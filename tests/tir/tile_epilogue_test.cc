@@ -83,8 +83,9 @@ TEST(TirTileEpilogue, FoldsAResidualThatStepsAsTheOutput) {
 }
 
 // Tails the variant does not compute stay as they are: a scale, a bias that changes with the
-// position, the tile read transposed, max(0, v) (0 for NaN, where the kernel keeps NaN), a
-// residual read at other positions than written, and a call without a variant.
+// position, the tile read transposed, max(0, v) (0 for NaN, where the kernel keeps NaN), swish
+// (tile_epilogue.h says why), a residual read at other positions than written, and a call
+// without a variant.
 TEST(TirTileEpilogue, LeavesOtherTailsAlone) {
   TileFixture f;
   const std::vector<std::function<PrimExpr(const PrimExpr&)>> tails = {
@@ -96,6 +97,7 @@ TEST(TirTileEpilogue, LeavesOtherTailsAlone) {
         return load(f.tile, {1 - f.j, f.l, f.m}) + f.bias_of_block();
       },
       [&](const PrimExpr& acc) { return max(float_imm(0), acc + f.bias_of_block()); },
+      [&](const PrimExpr& acc) { return (acc + f.bias_of_block()) * call("sigmoid", {acc + f.bias_of_block()}); },
       [&](const PrimExpr& acc) {
         return acc + f.bias_of_block() + load(f.residual, {0, f.g * 2 + f.j, f.l, f.x, f.m});
       },
