@@ -91,6 +91,26 @@ PrimExpr strip_clamps(PrimExpr v, double& lo, double& hi) {
   }
 }
 
+// v when `e` is v * clamp(v * slope + offset, 0, 1) (either product's order), with the slope and
+// offset in `hard_swish`; `e` itself otherwise.
+PrimExpr strip_hard_swish(const PrimExpr& e, std::optional<HardSwish>& hard_swish) {
+  if (e.kind() != ExprKind::kMul) return e;
+  for (size_t side = 0; side < 2; ++side) {
+    const PrimExpr& v = e->operands[side];
+    double lo = -std::numeric_limits<double>::infinity(), hi = std::numeric_limits<double>::infinity();
+    const PrimExpr gate = strip_clamps(e->operands[1 - side], lo, hi);
+    if (lo != 0.0 || hi != 1.0 || gate.kind() != ExprKind::kAdd) continue;
+    const PrimExpr& scaled = gate->operands[0];
+    const PrimExpr& offset = gate->operands[1];
+    if (offset.kind() != ExprKind::kFloatImm || scaled.kind() != ExprKind::kMul ||
+        !expr_equal(scaled->operands[0], v) || scaled->operands[1].kind() != ExprKind::kFloatImm)
+      continue;
+    hard_swish = HardSwish{scaled->operands[1]->float_value, offset->float_value};
+    return v;
+  }
+  return e;
+}
+
 // The float32 loads a sum of loads adds, in `loads`; false when it adds anything else.
 bool add_loads(const PrimExpr& e, std::vector<PrimExpr>& loads) {
   if (e.dtype() != DType::kFloat32) return false;
@@ -202,8 +222,8 @@ class EpilogueFolder : public Mutator {
     return found;
   }
 
-  // The register epilogue equal to `tail`: clamp(tile + bias [+ residual]) stored in the tile's
-  // order.
+  // The register epilogue equal to `tail`: clamp(tile + bias [+ residual]), or its hard swish,
+  // stored in the tile's order.
   static std::optional<RegisterEpilogue> tail_epilogue(const Stmt& tail, const Buffer& tile_buffer,
                                                        const TileShape& tile, bool takes_residual) {
     const std::optional<LoopNest> nest = loop_nest(tail);
@@ -212,7 +232,8 @@ class EpilogueFolder : public Mutator {
     RegisterEpilogue epilogue;
     epilogue.lo = -std::numeric_limits<double>::infinity();
     epilogue.hi = std::numeric_limits<double>::infinity();
-    const PrimExpr sum = strip_clamps(nest->store->value, epilogue.lo, epilogue.hi);
+    const PrimExpr activated = strip_hard_swish(nest->store->value, epilogue.hard_swish);
+    const PrimExpr sum = epilogue.hard_swish ? activated : strip_clamps(activated, epilogue.lo, epilogue.hi);
     if (epilogue.lo > epilogue.hi) return std::nullopt;
     // The tile's load and the bias's, and a residual's if the call takes one.
     std::vector<PrimExpr> terms;

@@ -70,7 +70,8 @@ TEST(NnConv1x1Blocked, FusedBiasClipAndResidualAdd) {
   EXPECT_NE(source.find(kTileCall), std::string::npos) << source;
 }
 
-// Tails of bias plus clamp and of bias and residual plus relu run in the tile's registers
+// Tails of bias plus clamp, of bias and residual plus relu and of bias plus hard swish run in the
+// tile's registers
 // (kiln_conv_nchwc_ep_f32, tir/tile_epilogue.h), with no tile buffer; a residual added after the
 // clamp and a swish keep the tile buffer and the tail.
 TEST(NnConv1x1Blocked, RegisterEpiloguesMatchTheInterpreter) {
@@ -80,6 +81,8 @@ TEST(NnConv1x1Blocked, RegisterEpiloguesMatchTheInterpreter) {
   const std::vector<std::pair<std::string, bool>> tails = {
       {"clip(%1, a_min=-0.5f, a_max=0.75f) }", true},
       {"%2 = add(%1, %r); nn.relu(%2) }", true},
+      {"%2 = multiply(%1, 0.25f); %3 = add(%2, 0.5f); %4 = clip(%3, a_min=0f, a_max=1f); multiply(%1, %4) }",
+       true},  // hard swish
       {"%2 = clip(%1, a_min=-0.5f, a_max=0.75f); add(%2, %r) }", false},
       {"multiply(%1, sigmoid(%1)) }", false},
   };

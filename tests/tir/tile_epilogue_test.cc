@@ -18,9 +18,11 @@ std::vector<TileEpilogueCall> tile_calls() {
     return TileShape{2, args[1]->int_value, args[0]->int_value, 16, 112};
   };
   call.with_epilogue = [](const std::vector<PrimExpr>& args, const RegisterEpilogue& e) {
+    // A hard swish passes its slope and offset where a clamp passes its bounds.
+    const double p0 = e.hard_swish ? e.hard_swish->slope : e.lo, p1 = e.hard_swish ? e.hard_swish->offset : e.hi;
     return extern_call("tile_ep_f32", {args[0], args[1], e.out, e.out_block_stride, e.bias,
-                                       e.residual.defined() ? e.residual : PrimExpr(0),
-                                       make_const(DType::kFloat32, e.lo), make_const(DType::kFloat32, e.hi)});
+                                       e.residual.defined() ? e.residual : PrimExpr(0), make_const(DType::kFloat32, p0),
+                                       make_const(DType::kFloat32, p1)});
   };
   call.takes_residual = true;
   return {call};
@@ -82,6 +84,25 @@ TEST(TirTileEpilogue, FoldsAResidualThatStepsAsTheOutput) {
             "0]), address_of(R[0, g * 2, x, 0, 0]), 0.0f, inf)\n");
 }
 
+// MobileNetV3's hard swish, v * clamp(v * slope + offset, 0, 1), with v = tile + bias.
+TEST(TirTileEpilogue, FoldsHardSwish) {
+  TileFixture f;
+  for (bool gate_first : {false, true}) {
+    const Stmt s = f.function([&](const PrimExpr& acc) {
+      const PrimExpr v = acc + f.bias_of_block();
+      PrimExpr gate = v * float_imm(1.0 / 6) + float_imm(0.5);
+      gate = select(lt(gate, float_imm(0)), float_imm(0), gate);
+      gate = select(gt(gate, float_imm(1)), float_imm(1), gate);
+      return gate_first ? gate * v : v * gate;
+    });
+    EXPECT_EQ(to_string(fold_tile_epilogues(s, tile_calls())),
+              "for g in parallel(2):\n"
+              "  for x in range(7):\n"
+              "    call_extern(\"tile_ep_f32\", 7, 2, address_of(OUT[0, g * 2, x, 0, 0]), 1568, address_of(B[g * 2, "
+              "0]), 0, 0.16666667f, 0.5f)\n");
+  }
+}
+
 // Tails the variant does not compute stay as they are: a scale, a bias that changes with the
 // position, the tile read transposed, max(0, v) (0 for NaN, where the kernel keeps NaN), swish
 // (tile_epilogue.h says why), a residual read at other positions than written, and a call
@@ -97,6 +118,11 @@ TEST(TirTileEpilogue, LeavesOtherTailsAlone) {
         return load(f.tile, {1 - f.j, f.l, f.m}) + f.bias_of_block();
       },
       [&](const PrimExpr& acc) { return max(float_imm(0), acc + f.bias_of_block()); },
+      [&](const PrimExpr& acc) {  // a gate clamped to [0, 2]
+        const PrimExpr v = acc + f.bias_of_block();
+        return v * select(gt(v * float_imm(0.5) + float_imm(0.5), float_imm(2)), float_imm(2),
+                          v * float_imm(0.5) + float_imm(0.5));
+      },
       [&](const PrimExpr& acc) { return (acc + f.bias_of_block()) * call("sigmoid", {acc + f.bias_of_block()}); },
       [&](const PrimExpr& acc) {
         return acc + f.bias_of_block() + load(f.residual, {0, f.g * 2 + f.j, f.l, f.x, f.m});

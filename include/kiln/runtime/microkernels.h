@@ -1419,10 +1419,13 @@ static inline int32_t kiln_conv2d_winograd_f32(int64_t n, int64_t cb, int64_t h,
  * is not NULL (a residual block's add), pass through `act` (KILN_ACT_*, with lo, hi) and are
  * stored to C and, when twin != 0, also twin floats after each (kiln_pwdw_f32's ring). */
 /* Activations a convolution call applies before its stores: none, clamp to [lo, hi] (NaN kept, as
- * clip keeps it) or swish (x * sigmoid(x)). */
+ * clip keeps it), swish (x * sigmoid(x)) or hard swish, x * clamp(x * lo + hi, 0, 1) (lo and hi
+ * are then the hard sigmoid's slope and offset: MobileNetV3's x * relu6(x + 3) / 6 has 1/6, 1/2),
+ * rounded as the element-wise tail rounds it (a product, then a sum). */
 #define KILN_ACT_NONE 0
 #define KILN_ACT_CLAMP 1
 #define KILN_ACT_SWISH 2
+#define KILN_ACT_HARD_SWISH 3
 
 static inline __attribute__((always_inline)) float kiln_activate_f32(int32_t act, float lo, float hi, float v) {
   if (act == KILN_ACT_CLAMP) {
@@ -1430,6 +1433,11 @@ static inline __attribute__((always_inline)) float kiln_activate_f32(int32_t act
     return v > hi ? hi : v;
   }
   if (act == KILN_ACT_SWISH) return kiln_swishf(v);
+  if (act == KILN_ACT_HARD_SWISH) {
+    float gate = v * lo + hi;
+    gate = gate < 0.0f ? 0.0f : gate;
+    return v * (gate > 1.0f ? 1.0f : gate);
+  }
   return v;
 }
 
@@ -1445,6 +1453,8 @@ typedef __m512 kiln_dw_vec;
 #define KILN_DW_SET1(x) _mm512_set1_ps(x)
 #define KILN_DW_MIN(a, b) _mm512_min_ps((a), (b))
 #define KILN_DW_MAX(a, b) _mm512_max_ps((a), (b))
+#define KILN_DW_ADD(a, b) _mm512_add_ps((a), (b))
+#define KILN_DW_MUL(a, b) _mm512_mul_ps((a), (b))
 #elif defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
 #define KILN_DW_VL 8
@@ -1455,6 +1465,8 @@ typedef __m256 kiln_dw_vec;
 #define KILN_DW_SET1(x) _mm256_set1_ps(x)
 #define KILN_DW_MIN(a, b) _mm256_min_ps((a), (b))
 #define KILN_DW_MAX(a, b) _mm256_max_ps((a), (b))
+#define KILN_DW_ADD(a, b) _mm256_add_ps((a), (b))
+#define KILN_DW_MUL(a, b) _mm256_mul_ps((a), (b))
 #endif
 
 #if defined(KILN_DW_VL)
@@ -1463,6 +1475,10 @@ static inline __attribute__((always_inline)) kiln_dw_vec kiln_activate_vec(int32
                                                                            kiln_dw_vec v) {
   if (act == KILN_ACT_CLAMP) /* max / min return their second operand for a NaN: v stays NaN */
     return KILN_DW_MIN(KILN_DW_SET1(hi), KILN_DW_MAX(KILN_DW_SET1(lo), v));
+  if (act == KILN_ACT_HARD_SWISH) {
+    const kiln_dw_vec gate = KILN_DW_ADD(KILN_DW_MUL(v, KILN_DW_SET1(lo)), KILN_DW_SET1(hi));
+    return KILN_DW_MUL(v, KILN_DW_MIN(KILN_DW_SET1(1.0f), KILN_DW_MAX(KILN_DW_SET1(0.0f), gate)));
+  }
   if (act == KILN_ACT_SWISH) {
     float lanes_[KILN_DW_VL];
     KILN_DW_STORE(lanes_, v);

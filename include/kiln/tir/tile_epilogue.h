@@ -24,16 +24,22 @@ struct TileShape {
   int64_t blocks = 1, positions = 1, lanes = 1, block_stride = 0;
 };
 
+// x * clamp(x * slope + offset, 0, 1): MobileNetV3's hard swish, x * relu6(x + 3) / 6.
+struct HardSwish {
+  double slope = 0, offset = 0;
+};
+
 // What the variant does instead: accumulator (b, p, l) starts at bias[b * lanes + l] (plus
 // residual[b * out_block_stride + p * lanes + l] when there is a residual), is clamped to
-// [lo, hi] (either bound may be infinite) and is stored at out[b * out_block_stride + p * lanes
-// + l]. NaN stays NaN, as in the tails it replaces.
+// [lo, hi] (either bound may be infinite) or goes through the hard swish, and is stored at
+// out[b * out_block_stride + p * lanes + l]. NaN stays NaN, as in the tails it replaces.
 struct RegisterEpilogue {
   PrimExpr out;               // the address of output (0, 0, 0)
   PrimExpr out_block_stride;  // in floats
   PrimExpr bias;              // the address of block 0's bias
   PrimExpr residual;          // the address of residual (0, 0, 0), or undefined
   double lo = 0, hi = 0;
+  std::optional<HardSwish> hard_swish;  // instead of the clamp
 };
 
 // A tile call that has such a variant, as the op that emits the call describes it.
@@ -47,9 +53,9 @@ struct TileEpilogueCall {
 };
 
 // Replaces every float32 allocation of a tile that holds exactly a zero fill, one of `calls`
-// accumulating into the whole tile, and one loop nest storing clamp(tile + bias [+ residual])
-// with loops over the tile's blocks, positions and lanes (offsets affine in them), by the call's
-// variant. Anything else is left as it is, swish tails too: EfficientNet-B0's swish convolutions
+// accumulating into the whole tile, and one loop nest storing clamp(tile + bias [+ residual]) or
+// its hard swish with loops over the tile's blocks, positions and lanes (offsets affine in them),
+// by the call's variant. Anything else is left as it is, swish tails too: EfficientNet-B0's swish convolutions
 // were no faster with the swish in registers (kiln_conv_nchwc_ep_f32's scalar swish per lane:
 // the model 15% slower; a 16-lane swish: the same as the tail pass).
 Stmt fold_tile_epilogues(const Stmt& s, const std::vector<TileEpilogueCall>& calls);

@@ -189,12 +189,14 @@ te::Tensor depthwise_rows_compute(const BlockedShape& s, const te::Tensor& data,
   });
 }
 
-// The arguments a register epilogue adds to a call: its activation (a clamp unless both bounds
-// are infinite) and the bounds.
+// The arguments a register epilogue adds to a call: its activation (the hard swish, or a clamp
+// unless both bounds are infinite) and the activation's two parameters.
 std::vector<PrimExpr> epilogue_activation(const tir::RegisterEpilogue& e) {
+  const auto f32 = [](double v) { return tir::make_const(DType::kFloat32, v); };
+  if (e.hard_swish)
+    return {PrimExpr(int64_t{KILN_ACT_HARD_SWISH}), f32(e.hard_swish->slope), f32(e.hard_swish->offset)};
   const bool clamps = !std::isinf(e.lo) || !std::isinf(e.hi);
-  return {PrimExpr(int64_t{clamps ? KILN_ACT_CLAMP : KILN_ACT_NONE}), tir::make_const(DType::kFloat32, e.lo),
-          tir::make_const(DType::kFloat32, e.hi)};
+  return {PrimExpr(int64_t{clamps ? KILN_ACT_CLAMP : KILN_ACT_NONE}), f32(e.lo), f32(e.hi)};
 }
 
 // kiln_dwconv_row_f32's arguments: the row's pointer is the last, lanes and ow the first two.
