@@ -208,6 +208,9 @@ class EpilogueFolder : public Mutator {
     std::optional<RegisterEpilogue> epilogue =
         tail_epilogue(body->stmts[n - 1], tile_buffer, *tile, known->takes_residual);
     if (!epilogue) return std::nullopt;
+    // The variant writes the output while the call reads its operands.
+    for (const PrimExpr& arg : args)
+      if (reads(arg, epilogue->out->buffer)) return std::nullopt;
     return Stmt(Evaluate{known->with_epilogue(args, *epilogue)});
   }
 

@@ -27,17 +27,20 @@ const std::string kSource =
   const float *plane = (const float*)args[1], *weight = (const float*)args[2],               \
               *init = (const float*)args[3];                                                 \
   float* out = (float*)args[4];
+/* The clamp's bounds, or the hard swish's slope and offset (act 3). */
+#define LO (i[11] == 3 ? 0.25f : 0.0f)
+#define HI (i[11] == 3 ? 0.5f : 6.0f)
 int32_t ep(void* const* args) {
   ARGS
   return kiln_dwconv_row_ep_f32(i[0], i[1], i[2], i[3], i[4], i[5], i[6], plane, i[7], i[8], i[8] * i[0], i[9],
-                                i[10], weight, out, init, (int32_t)i[11], 0.0f, 6.0f);
+                                i[10], weight, out, init, (int32_t)i[11], LO, HI);
 }
 int32_t plain(void* const* args) {
   ARGS
   for (int64_t p = 0; p < i[1] * i[0]; ++p) out[p] = init[p % i[0]];
   int32_t status = kiln_dwconv_row_f32(i[0], i[1], i[2], i[3], i[4], i[5], i[6], plane, i[7], i[8], i[8] * i[0],
                                        i[9], i[10], weight, out);
-  for (int64_t p = 0; p < i[1] * i[0]; ++p) out[p] = kiln_activate_f32((int32_t)i[11], 0.0f, 6.0f, out[p]);
+  for (int64_t p = 0; p < i[1] * i[0]; ++p) out[p] = kiln_activate_f32((int32_t)i[11], LO, HI, out[p]);
   return status;
 }
 )";
@@ -56,6 +59,7 @@ const std::vector<Row> kRows = {{16, 11, 3, 3, 1, 1, 1, 9, 11, -1, -1},  {16, 6,
 double activate(double v, int64_t act) {
   if (act == 1) return std::isnan(v) ? v : std::min(6.0, std::max(0.0, v));
   if (act == 2) return v / (1.0 + std::exp(-v));
+  if (act == 3) return v * std::min(1.0, std::max(0.0, v * 0.25 + 0.5));
   return v;
 }
 
@@ -101,7 +105,7 @@ TEST_P(DwconvRowEpilogueTest, MatchesTheAccumulatingRowAndDoubleSums) {
     GTEST_SKIP() << "this CPU has no AVX-512";
   testing::LoadedKernels lib(cache_->compile(kSource, GetParam()));
   for (const Row& r : kRows)
-    for (int64_t act : {0, 1, 2}) expect_row(lib, r, act);
+    for (int64_t act : {0, 1, 2, 3}) expect_row(lib, r, act);
 }
 
 // AVX-512 (16-lane tiles), AVX2 (8-lane tiles), x86-64 without AVX (the portable loops).

@@ -36,12 +36,13 @@ struct TileFixture {
   Var g{"g"}, x{"x"}, j{"j"}, l{"l"}, m{"m"};
 
   // for g (block pair), x (row): T = 0; tile_f32(7, 2, &T); OUT[...] = tail(T[...], j, l, m).
-  Stmt function(const std::function<PrimExpr(const PrimExpr& acc)>& tail, const std::string& call = "tile_f32") {
+  Stmt function(const std::function<PrimExpr(const PrimExpr& acc)>& tail, const std::string& call = "tile_f32",
+                const PrimExpr& operand = PrimExpr(0)) {
     Var zj("zj"), zl("zl"), zm("zm");
     Stmt init = for_loop(zj, 0, 2, ForKind::kSerial,
                          for_loop(zl, 0, 7, ForKind::kSerial,
                                   for_loop(zm, 0, 16, ForKind::kSerial, store(tile, {zj, zl, zm}, float_imm(0)))));
-    Stmt accumulate = Evaluate{extern_call(call, {PrimExpr(7), PrimExpr(2), address_of(tile, {0, 0, 0})})};
+    Stmt accumulate = Evaluate{extern_call(call, {PrimExpr(7), PrimExpr(2), address_of(tile, {0, 0, 0}), operand})};
     Stmt epilogue = for_loop(j, 0, 2, ForKind::kSerial,
                              for_loop(l, 0, 7, ForKind::kSerial,
                                       for_loop(m, 0, 16, ForKind::kVectorized,
@@ -105,8 +106,8 @@ TEST(TirTileEpilogue, FoldsHardSwish) {
 
 // Tails the variant does not compute stay as they are: a scale, a bias that changes with the
 // position, the tile read transposed, max(0, v) (0 for NaN, where the kernel keeps NaN), swish
-// (tile_epilogue.h says why), a residual read at other positions than written, and a call
-// without a variant.
+// (tile_epilogue.h says why), a residual read at other positions than written, a call without a
+// variant, and a call that reads the output the variant would write.
 TEST(TirTileEpilogue, LeavesOtherTailsAlone) {
   TileFixture f;
   const std::vector<std::function<PrimExpr(const PrimExpr&)>> tails = {
@@ -134,6 +135,9 @@ TEST(TirTileEpilogue, LeavesOtherTailsAlone) {
   }
   const Stmt other_call = f.function([&](const PrimExpr& acc) { return acc + f.bias_of_block(); }, "other_f32");
   EXPECT_EQ(to_string(fold_tile_epilogues(other_call, tile_calls())), to_string(other_call));
+  const Stmt reads_output = f.function([&](const PrimExpr& acc) { return acc + f.bias_of_block(); }, "tile_f32",
+                                       address_of(f.out, {0, 0, 0, 0, 0}));
+  EXPECT_EQ(to_string(fold_tile_epilogues(reads_output, tile_calls())), to_string(reads_output));
 }
 
 }  // namespace
