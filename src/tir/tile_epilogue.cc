@@ -1,7 +1,6 @@
 #include "kiln/tir/tile_epilogue.h"
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
 
 #include "kiln/tir/functor.h"
@@ -43,6 +42,13 @@ bool stores_only_zeros_to(const Stmt& s, const Buffer& tile) {
   return only;
 }
 
+// Every loop variable of the nest at zero.
+VarMap at_loop_start(const std::vector<const For*>& loops) {
+  VarMap zeros;
+  for (const For* loop : loops) zeros[loop->loop_var.get()] = PrimExpr(0);
+  return zeros;
+}
+
 // An offset as base + sum of coefficient * loop variable over the nest's loops.
 struct AffineOffset {
   PrimExpr base;
@@ -52,8 +58,7 @@ struct AffineOffset {
 std::optional<AffineOffset> affine_offset(const Buffer& buffer, const std::vector<PrimExpr>& indices,
                                           const std::vector<const For*>& loops) {
   const PrimExpr offset = flat_offset(buffer, indices);
-  VarMap zeros;
-  for (const For* loop : loops) zeros[loop->loop_var.get()] = PrimExpr(0);
+  const VarMap zeros = at_loop_start(loops);
   AffineOffset affine{simplify(substitute(offset, zeros)), {}};
   PrimExpr rebuilt = affine.base;
   for (const For* loop : loops) {
@@ -166,8 +171,7 @@ bool steps_by(const AffineOffset& offset, const std::vector<TileAxis>& axes, con
 // The address `indices` give with every loop of the nest at zero.
 PrimExpr address_at_loop_start(const Buffer& buffer, const std::vector<PrimExpr>& indices,
                                const std::vector<const For*>& loops) {
-  VarMap zeros;
-  for (const For* loop : loops) zeros[loop->loop_var.get()] = PrimExpr(0);
+  const VarMap zeros = at_loop_start(loops);
   std::vector<PrimExpr> at_start;
   for (const PrimExpr& index : indices) at_start.push_back(simplify(substitute(index, zeros)));
   return address_of(buffer, std::move(at_start));
@@ -232,9 +236,7 @@ class EpilogueFolder : public Mutator {
     const std::optional<LoopNest> nest = loop_nest(tail);
     if (!nest || nest->store->buffer == tile_buffer || nest->store->buffer->dtype != DType::kFloat32)
       return std::nullopt;
-    RegisterEpilogue epilogue;
-    epilogue.lo = -std::numeric_limits<double>::infinity();
-    epilogue.hi = std::numeric_limits<double>::infinity();
+    RegisterEpilogue epilogue;  // no clamp until one is found
     const PrimExpr activated = strip_hard_swish(nest->store->value, epilogue.hard_swish);
     const PrimExpr sum = epilogue.hard_swish ? activated : strip_clamps(activated, epilogue.lo, epilogue.hi);
     if (epilogue.lo > epilogue.hi) return std::nullopt;

@@ -5,10 +5,12 @@
 // accumulators at the bias and storing them through the clamp does it all in registers; with
 // small reductions (MobileNet's 1x1 convolutions over 16-160 channels) the passes are a tenth
 // of the function. fold_tile_epilogues puts that variant in where the tail is exactly
-// clamp(tile + bias) written to blocked output in the tile's own order.
+// clamp(tile + bias [+ residual]), or its hard swish, written to blocked output in the tile's
+// own order.
 #pragma once
 
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,7 +40,7 @@ struct RegisterEpilogue {
   PrimExpr out_block_stride;  // in floats
   PrimExpr bias;              // the address of block 0's bias
   PrimExpr residual;          // the address of residual (0, 0, 0), or undefined
-  double lo = 0, hi = 0;
+  double lo = -std::numeric_limits<double>::infinity(), hi = std::numeric_limits<double>::infinity();
   std::optional<HardSwish> hard_swish;  // instead of the clamp
 };
 
@@ -55,9 +57,9 @@ struct TileEpilogueCall {
 // Replaces every float32 allocation of a tile that holds exactly a zero fill, one of `calls`
 // accumulating into the whole tile, and one loop nest storing clamp(tile + bias [+ residual]) or
 // its hard swish with loops over the tile's blocks, positions and lanes (offsets affine in them),
-// by the call's variant. Anything else is left as it is, swish tails too: EfficientNet-B0's swish convolutions
-// were no faster with the swish in registers (kiln_conv_nchwc_ep_f32's scalar swish per lane:
-// the model 15% slower; a 16-lane swish: the same as the tail pass).
+// by the call's variant. Anything else is left as it is, swish tails too: EfficientNet-B0's
+// swish convolutions were no faster with the swish in registers (kiln_conv_nchwc_ep_f32's scalar
+// swish per lane: the model 15% slower; a 16-lane swish: the same as the tail pass).
 Stmt fold_tile_epilogues(const Stmt& s, const std::vector<TileEpilogueCall>& calls);
 PrimFunc fold_tile_epilogues(const PrimFunc& f, const std::vector<TileEpilogueCall>& calls);
 
