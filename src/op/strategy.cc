@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "kiln/attrs/layout.h"
 #include "kiln/support/error.h"
 
 namespace kiln {
@@ -41,15 +42,8 @@ Target Target::host() {
   target.l1_bytes = cache_bytes("KILN_L1D_BYTES", -1, 0, target.l1_bytes);
   target.l2_bytes = cache_bytes("KILN_L2_BYTES", -1, 2, target.l2_bytes);
 #endif
-#if defined(__AVX512F__)
-  target.vector_lanes = 16;
-#elif defined(__AVX__)
-  target.vector_lanes = 8;
-#else
-  // Generated code is built with -march=native even when kiln itself is not, so assume AVX2
-  // class hardware on x86-64; the lane count only shapes splits, never correctness.
-  target.vector_lanes = 8;
-#endif
+  // The CPU's, not kiln's own build flags': the generated code is built with -march=native.
+  target.vector_lanes = host_vector_lanes();
   return target;
 }
 
