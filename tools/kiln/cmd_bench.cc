@@ -17,34 +17,52 @@
 namespace kiln::cli {
 namespace {
 
+// The median of `values` (not empty).
+double median_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t mid = values.size() / 2;
+  return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
+}
+
 // Mean time per run of each function over `repeat` profiled runs, largest first; for functions
 // whose flops the compiler counted (products, convolutions, attention), GFLOP/s and its share of
-// one core's measured fp32 peak times the threads.
+// one core's measured fp32 peak times the threads. The rate is of the function's median run and
+// the peak the median of measurements taken between the runs: on a shared host the clock and the
+// neighbours' load drift, and a mean over runs would charge a kernel for the slowest of them.
 void print_profile(GraphExecutor& executor, int repeat) {
   struct Total {
     double ms = 0, flops = 0;  // flops: of one run
     int calls = 0;
+    std::vector<double> run_ms;  // per profiled run
   };
+  constexpr int kPeakSamples = 5;
   std::map<std::string, Total> totals;
+  std::vector<double> peaks;
   double all = 0;
-  for (int r = 0; r < repeat; ++r)
+  for (int r = 0; r < repeat; ++r) {
+    if (r % std::max(1, repeat / kPeakSamples) == 0) peaks.push_back(measure_fp32_peak_gflops(0.02));
+    for (auto& [function, total] : totals) total.run_ms.push_back(0);
     for (const GraphExecutor::StepTime& t : executor.run_profiled()) {
       Total& total = totals[t.function];
+      if (total.run_ms.size() < static_cast<size_t>(r + 1)) total.run_ms.resize(r + 1, 0);
       total.ms += t.ms / repeat;
+      total.run_ms.back() += t.ms;
       if (r == 0) {
         ++total.calls;
         total.flops += t.flops;
       }
       all += t.ms / repeat;
     }
+  }
   std::vector<std::pair<std::string, Total>> rows(totals.begin(), totals.end());
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.ms > b.second.ms; });
-  const double peak = measure_fp32_peak_gflops() * executor.num_threads();
+  const double peak = median_of(peaks) * executor.num_threads();
   std::printf("fp32 peak (measured, %d thread%s): %.1f GFLOP/s\n", executor.num_threads(),
               executor.num_threads() == 1 ? "" : "s", peak);
   std::printf("%10s %6s %6s %8s %6s  %s\n", "ms/run", "share", "calls", "GFLOP/s", "peak", "function");
   for (const auto& [function, total] : rows) {
-    const double gflops = total.ms > 0 ? total.flops / (total.ms * 1e6) : 0;
+    const double median_ms = median_of(total.run_ms);
+    const double gflops = median_ms > 0 ? total.flops / (median_ms * 1e6) : 0;
     std::printf("%10.4f %5.1f%% %6d ", total.ms, all > 0 ? 100 * total.ms / all : 0.0, total.calls);
     if (total.flops > 0)
       std::printf("%8.1f %5.1f%%", gflops, 100 * gflops / peak);
