@@ -1,0 +1,122 @@
+// The convolution tile of kiln/runtime/microkernels.h with its register epilogue
+// (kiln_conv_nchwc_ep_f32: start at the bias, add a residual after the reduction, store through
+// an activation) against double sums, for 3x3 windows with strides 1 and 2 and several tile
+// shapes. Compiled as generated code is (CCompiler, the shape as literals) for each instruction
+// set the header has a path for: the AVX-512 register tile, and the loops AVX2 and x86-64 take,
+// so the paths this host's kernels do not take are checked too. The tile writes its rows and
+// blocks and nothing else.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codegen/kernel_test_util.h"
+
+namespace kiln::codegen {
+namespace {
+
+struct Tile {
+  int64_t rows, blocks, stride;
+};
+
+const std::vector<Tile> kTiles = {{7, 4, 1}, {14, 2, 2}, {3, 1, 1}, {8, 3, 2}};
+constexpr int64_t kInputBlocks = 2, kWindow = 3, kLanes = 16;
+
+// The data of one input block: kWindow rows of the padded width the tile's taps reach.
+int64_t data_width(const Tile& t) { return (t.rows - 1) * t.stride + kWindow; }
+int64_t data_block(const Tile& t) { return kWindow * data_width(t) * kLanes; }
+// Output (and residual) channel blocks are one row of 16 floats longer than the tile: the gap
+// shows a store past the tile's rows.
+int64_t out_block(const Tile& t) { return (t.rows + 1) * 16; }
+constexpr int64_t kWeightIn = kWindow * kWindow * kLanes * 16, kWeightOut = kInputBlocks * kWeightIn;
+
+std::string tile_name(const Tile& t) {
+  return "tile_" + std::to_string(t.rows) + "_" + std::to_string(t.blocks) + "_" + std::to_string(t.stride);
+}
+
+// args: act (int64), data, weight, bias, residual (NULL for none), out.
+std::string source() {
+  std::string s = std::string(testing::kMicrokernelPreamble) +
+                  "#define LO(act) ((act) == 3 ? 0.25f : 0.0f)\n#define HI(act) ((act) == 3 ? 0.5f : 6.0f)\n";
+  for (const Tile& t : kTiles) {
+    const auto str = [](int64_t v) { return std::to_string(v); };
+    s += "int32_t " + tile_name(t) +
+         "(void* const* args) {\n"
+         "  const int32_t act = (int32_t)*(const int64_t*)args[0];\n"
+         "  return kiln_conv_nchwc_ep_f32(" +
+         str(t.rows) + ", " + str(t.blocks) + ", " + str(t.stride) + ", " + str(kInputBlocks) + ", " + str(kLanes) +
+         ", 3, 3, (const float*)args[1], " + str(data_block(t)) + ", " + str(data_width(t) * kLanes) + ", " +
+         str(kLanes) + ", (const float*)args[2], " + str(kWeightIn) + ", " + str(kWeightOut) + ", " +
+         str(kWindow * kLanes * 16) + ", " + str(kLanes * 16) + ", (float*)args[5], " + str(out_block(t)) +
+         ", (const float*)args[3], (const float*)args[4], act, LO(act), HI(act), 0);\n}\n";
+  }
+  return s;
+}
+
+double activate(double v, int64_t act) {
+  if (act == 1) return std::isnan(v) ? v : std::min(6.0, std::max(0.0, v));
+  if (act == 3) return v * std::min(1.0, std::max(0.0, v * 0.25 + 0.5));
+  return v;
+}
+
+class ConvTileEpilogueTest : public ::testing::TestWithParam<const char*> {
+ protected:
+  static void SetUpTestSuite() { cache_ = std::make_unique<testing::TestKernelCache>(); }
+  static void TearDownTestSuite() { cache_.reset(); }
+
+  static inline std::unique_ptr<testing::TestKernelCache> cache_;
+};
+
+void expect_tile(const testing::LoadedKernels& lib, const Tile& t, int64_t act, bool with_residual) {
+  std::vector<float> data(kInputBlocks * data_block(t)), weight(t.blocks * kWeightOut), bias(t.blocks * 16);
+  std::vector<float> residual(t.blocks * out_block(t));
+  for (size_t p = 0; p < data.size(); ++p) data[p] = static_cast<float>((p * 37) % 23) / 7.0f - 1.5f;
+  for (size_t p = 0; p < weight.size(); ++p) weight[p] = static_cast<float>((p * 11) % 13) / 50.0f - 0.12f;
+  for (size_t p = 0; p < bias.size(); ++p) bias[p] = static_cast<float>(p % 7) * 0.25f - 0.5f;
+  for (size_t p = 0; p < residual.size(); ++p) residual[p] = static_cast<float>((p * 5) % 17) / 4.0f - 2.0f;
+  constexpr float kUntouched = 1e30f;
+  std::vector<float> out(t.blocks * out_block(t), kUntouched);
+  int64_t act_arg = act;
+  ASSERT_EQ(lib.call(tile_name(t), {&act_arg, data.data(), weight.data(), bias.data(),
+                                    with_residual ? residual.data() : nullptr, out.data()}),
+            0);
+  for (int64_t b = 0; b < t.blocks; ++b) {
+    for (int64_t r = 0; r < t.rows; ++r)
+      for (int64_t l = 0; l < 16; ++l) {
+        double sum = bias[b * 16 + l];
+        for (int64_t ic = 0; ic < kInputBlocks; ++ic)
+          for (int64_t ty = 0; ty < kWindow; ++ty)
+            for (int64_t tx = 0; tx < kWindow; ++tx)
+              for (int64_t i = 0; i < kLanes; ++i)
+                sum += static_cast<double>(
+                           data[ic * data_block(t) + (ty * data_width(t) + r * t.stride + tx) * kLanes + i]) *
+                       weight[b * kWeightOut + ic * kWeightIn + (ty * kWindow + tx) * kLanes * 16 + i * 16 + l];
+        if (with_residual) sum += residual[b * out_block(t) + r * 16 + l];
+        const double want = activate(sum, act);
+        ASSERT_NEAR(out[b * out_block(t) + r * 16 + l], want, 1e-4 * (1 + std::fabs(want)))
+            << tile_name(t) << " act " << act << (with_residual ? " with" : " without") << " residual, block " << b
+            << " row " << r << " lane " << l;
+      }
+    for (int64_t l = 0; l < 16; ++l)
+      ASSERT_EQ(out[b * out_block(t) + t.rows * 16 + l], kUntouched) << tile_name(t) << " stored past its rows";
+  }
+}
+
+TEST_P(ConvTileEpilogueTest, StartsAtTheBiasAddsTheResidualAndActivates) {
+  if (std::string(GetParam()).find("avx512") != std::string::npos && !__builtin_cpu_supports("avx512f"))
+    GTEST_SKIP() << "this CPU has no AVX-512";
+  testing::LoadedKernels lib(cache_->compile(source(), GetParam()));
+  for (const Tile& t : kTiles)
+    for (int64_t act : {0, 1, 3})
+      for (bool with_residual : {false, true}) expect_tile(lib, t, act, with_residual);
+}
+
+// AVX-512 (the register tile), AVX2 and x86-64 without AVX (the portable loops).
+INSTANTIATE_TEST_SUITE_P(InstructionSets, ConvTileEpilogueTest,
+                         ::testing::Values("-march=skylake-avx512", "-march=haswell", "-march=x86-64"));
+
+}  // namespace
+}  // namespace kiln::codegen
