@@ -62,13 +62,7 @@ double activate(double v, int64_t act) {
   return v;
 }
 
-class ConvTileEpilogueTest : public ::testing::TestWithParam<const char*> {
- protected:
-  static void SetUpTestSuite() { cache_ = std::make_unique<testing::TestKernelCache>(); }
-  static void TearDownTestSuite() { cache_.reset(); }
-
-  static inline std::unique_ptr<testing::TestKernelCache> cache_;
-};
+using ConvTileEpilogueTest = testing::PerIsaKernelTest;
 
 void expect_tile(const testing::LoadedKernels& lib, const Tile& t, int64_t act, bool with_residual) {
   std::vector<float> data(kInputBlocks * data_block(t)), weight(t.blocks * kWeightOut), bias(t.blocks * 16);
@@ -106,17 +100,14 @@ void expect_tile(const testing::LoadedKernels& lib, const Tile& t, int64_t act, 
 }
 
 TEST_P(ConvTileEpilogueTest, StartsAtTheBiasAddsTheResidualAndActivates) {
-  if (std::string(GetParam()).find("avx512") != std::string::npos && !__builtin_cpu_supports("avx512f"))
-    GTEST_SKIP() << "this CPU has no AVX-512";
-  testing::LoadedKernels lib(cache_->compile(source(), GetParam()));
+  if (!cpu_runs_param()) GTEST_SKIP() << "this CPU has no AVX-512";
+  testing::LoadedKernels lib(compile_for_param(source()));
   for (const Tile& t : kTiles)
     for (int64_t act : {0, 1, 3})
       for (bool with_residual : {false, true}) expect_tile(lib, t, act, with_residual);
 }
 
-// AVX-512 (the register tile), AVX2 and x86-64 without AVX (the portable loops).
-INSTANTIATE_TEST_SUITE_P(InstructionSets, ConvTileEpilogueTest,
-                         ::testing::Values("-march=skylake-avx512", "-march=haswell", "-march=x86-64"));
+INSTANTIATE_TEST_SUITE_P(InstructionSets, ConvTileEpilogueTest, testing::kKernelInstructionSets);
 
 }  // namespace
 }  // namespace kiln::codegen

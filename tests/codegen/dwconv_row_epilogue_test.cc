@@ -63,13 +63,7 @@ double activate(double v, int64_t act) {
   return v;
 }
 
-class DwconvRowEpilogueTest : public ::testing::TestWithParam<const char*> {
- protected:
-  static void SetUpTestSuite() { cache_ = std::make_unique<testing::TestKernelCache>(); }
-  static void TearDownTestSuite() { cache_.reset(); }
-
-  static inline std::unique_ptr<testing::TestKernelCache> cache_;
-};
+using DwconvRowEpilogueTest = testing::PerIsaKernelTest;
 
 void expect_row(const testing::LoadedKernels& lib, const Row& r, int64_t act) {
   std::vector<float> plane(r.h * r.w * r.lanes), weight(r.kh * r.kw * r.lanes), init(r.lanes);
@@ -101,16 +95,13 @@ void expect_row(const testing::LoadedKernels& lib, const Row& r, int64_t act) {
 }
 
 TEST_P(DwconvRowEpilogueTest, MatchesTheAccumulatingRowAndDoubleSums) {
-  if (std::string(GetParam()).find("avx512") != std::string::npos && !__builtin_cpu_supports("avx512f"))
-    GTEST_SKIP() << "this CPU has no AVX-512";
-  testing::LoadedKernels lib(cache_->compile(kSource, GetParam()));
+  if (!cpu_runs_param()) GTEST_SKIP() << "this CPU has no AVX-512";
+  testing::LoadedKernels lib(compile_for_param(kSource));
   for (const Row& r : kRows)
     for (int64_t act : {0, 1, 2, 3}) expect_row(lib, r, act);
 }
 
-// AVX-512 (16-lane tiles), AVX2 (8-lane tiles), x86-64 without AVX (the portable loops).
-INSTANTIATE_TEST_SUITE_P(InstructionSets, DwconvRowEpilogueTest,
-                         ::testing::Values("-march=skylake-avx512", "-march=haswell", "-march=x86-64"));
+INSTANTIATE_TEST_SUITE_P(InstructionSets, DwconvRowEpilogueTest, testing::kKernelInstructionSets);
 
 }  // namespace
 }  // namespace kiln::codegen

@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -131,5 +132,26 @@ class TestKernelCache {
  private:
   std::string dir_;
 };
+
+// A suite run once per instruction set the micro-kernels have a path for (the parameter is the
+// -march flag, kKernelInstructionSets), sharing one kernel cache.
+class PerIsaKernelTest : public ::testing::TestWithParam<const char*> {
+ protected:
+  static void SetUpTestSuite() { cache_ = std::make_unique<TestKernelCache>(); }
+  static void TearDownTestSuite() { cache_.reset(); }
+
+  // Whether this CPU runs code built for the parameter (AVX-512 needs avx512f).
+  static bool cpu_runs_param() {
+    return std::string(GetParam()).find("avx512") == std::string::npos || __builtin_cpu_supports("avx512f");
+  }
+  // lib.so of `source` for the parameter's instruction set.
+  static std::string compile_for_param(const std::string& source) { return cache_->compile(source, GetParam()); }
+
+  static inline std::unique_ptr<TestKernelCache> cache_;
+};
+
+// AVX-512 (16-lane tiles), AVX2 (8-lane tiles), x86-64 without AVX (the portable loops).
+inline const auto kKernelInstructionSets =
+    ::testing::Values("-march=skylake-avx512", "-march=haswell", "-march=x86-64");
 
 }  // namespace kiln::testing
