@@ -41,18 +41,18 @@ void print_profile(GraphExecutor& executor, int repeat) {
   double all = 0;
   for (int r = 0; r < repeat; ++r) {
     if (r % std::max(1, repeat / kPeakSamples) == 0) peaks.push_back(measure_fp32_peak_gflops(0.02));
-    for (auto& [function, total] : totals) total.run_ms.push_back(0);
+    std::map<std::string, double> run_ms;
     for (const GraphExecutor::StepTime& t : executor.run_profiled()) {
       Total& total = totals[t.function];
-      if (total.run_ms.size() < static_cast<size_t>(r + 1)) total.run_ms.resize(r + 1, 0);
       total.ms += t.ms / repeat;
-      total.run_ms.back() += t.ms;
+      run_ms[t.function] += t.ms;
       if (r == 0) {
         ++total.calls;
         total.flops += t.flops;
       }
       all += t.ms / repeat;
     }
+    for (const auto& [function, ms] : run_ms) totals[function].run_ms.push_back(ms);
   }
   std::vector<std::pair<std::string, Total>> rows(totals.begin(), totals.end());
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.ms > b.second.ms; });
