@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -31,31 +32,33 @@ double median_of(std::vector<double> values) {
 // neighbours' load drift, and a mean over runs would charge a kernel for the slowest of them.
 void print_profile(GraphExecutor& executor, int repeat) {
   struct Total {
-    double ms = 0, flops = 0;  // flops: of one run
+    double flops = 0;  // of one run
     int calls = 0;
     std::vector<double> run_ms;  // per profiled run
+    double mean_ms = 0;          // over the runs, once they are done
   };
   constexpr int kPeakSamples = 5;
   std::map<std::string, Total> totals;
   std::vector<double> peaks;
-  double all = 0;
   for (int r = 0; r < repeat; ++r) {
     if (r % std::max(1, repeat / kPeakSamples) == 0) peaks.push_back(measure_fp32_peak_gflops(0.02));
     std::map<std::string, double> run_ms;
     for (const GraphExecutor::StepTime& t : executor.run_profiled()) {
-      Total& total = totals[t.function];
-      total.ms += t.ms / repeat;
       run_ms[t.function] += t.ms;
       if (r == 0) {
-        ++total.calls;
-        total.flops += t.flops;
+        ++totals[t.function].calls;
+        totals[t.function].flops += t.flops;
       }
-      all += t.ms / repeat;
     }
     for (const auto& [function, ms] : run_ms) totals[function].run_ms.push_back(ms);
   }
+  double all = 0;
+  for (auto& [function, total] : totals) {
+    total.mean_ms = std::accumulate(total.run_ms.begin(), total.run_ms.end(), 0.0) / repeat;
+    all += total.mean_ms;
+  }
   std::vector<std::pair<std::string, Total>> rows(totals.begin(), totals.end());
-  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.ms > b.second.ms; });
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.mean_ms > b.second.mean_ms; });
   const double peak = median_of(peaks) * executor.num_threads();
   std::printf("fp32 peak (measured, %d thread%s): %.1f GFLOP/s\n", executor.num_threads(),
               executor.num_threads() == 1 ? "" : "s", peak);
@@ -63,7 +66,7 @@ void print_profile(GraphExecutor& executor, int repeat) {
   for (const auto& [function, total] : rows) {
     const double median_ms = median_of(total.run_ms);
     const double gflops = median_ms > 0 ? total.flops / (median_ms * 1e6) : 0;
-    std::printf("%10.4f %5.1f%% %6d ", total.ms, all > 0 ? 100 * total.ms / all : 0.0, total.calls);
+    std::printf("%10.4f %5.1f%% %6d ", total.mean_ms, all > 0 ? 100 * total.mean_ms / all : 0.0, total.calls);
     if (total.flops > 0)
       std::printf("%8.1f %5.1f%%", gflops, 100 * gflops / peak);
     else
@@ -91,11 +94,9 @@ int cmd_bench(const Args& args) {
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   }
   if (args.has("--profile")) print_profile(executor, repeat);
-  std::sort(ms.begin(), ms.end());
-  double median = ms.size() % 2 ? ms[ms.size() / 2] : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) / 2;
   std::printf("threads=%d warmup=%d repeat=%d load_or_compile_s=%.3f\n", executor.num_threads(), warmup, repeat,
               load_s);
-  std::printf("median_ms=%.4f min_ms=%.4f\n", median, ms.front());
+  std::printf("median_ms=%.4f min_ms=%.4f\n", median_of(ms), *std::min_element(ms.begin(), ms.end()));
   return 0;
 }
 
