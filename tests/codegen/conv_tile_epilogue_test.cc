@@ -39,8 +39,7 @@ std::string tile_name(const Tile& t) {
 
 // args: act (int64), data, weight, bias, residual (NULL for none), out.
 std::string source() {
-  std::string s = std::string(testing::kMicrokernelPreamble) +
-                  "#define LO(act) ((act) == 3 ? 0.25f : 0.0f)\n#define HI(act) ((act) == 3 ? 0.5f : 6.0f)\n";
+  std::string s = std::string(testing::kMicrokernelPreamble) + testing::kActivationParameters;
   for (const Tile& t : kTiles) {
     const auto str = [](int64_t v) { return std::to_string(v); };
     s += "int32_t " + tile_name(t) +
@@ -51,15 +50,9 @@ std::string source() {
          ", 3, 3, (const float*)args[1], " + str(data_block(t)) + ", " + str(data_width(t) * kLanes) + ", " +
          str(kLanes) + ", (const float*)args[2], " + str(kWeightIn) + ", " + str(kWeightOut) + ", " +
          str(kWindow * kLanes * 16) + ", " + str(kLanes * 16) + ", (float*)args[5], " + str(out_block(t)) +
-         ", (const float*)args[3], (const float*)args[4], act, LO(act), HI(act), 0);\n}\n";
+         ", (const float*)args[3], (const float*)args[4], act, ACT_LO(act), ACT_HI(act), 0);\n}\n";
   }
   return s;
-}
-
-double activate(double v, int64_t act) {
-  if (act == 1) return std::isnan(v) ? v : std::min(6.0, std::max(0.0, v));
-  if (act == 3) return v * std::min(1.0, std::max(0.0, v * 0.25 + 0.5));
-  return v;
 }
 
 using ConvTileEpilogueTest = testing::PerIsaKernelTest;
@@ -89,7 +82,7 @@ void expect_tile(const testing::LoadedKernels& lib, const Tile& t, int64_t act, 
                            data[ic * data_block(t) + (ty * data_width(t) + r * t.stride + tx) * kLanes + i]) *
                        weight[b * kWeightOut + ic * kWeightIn + (ty * kWindow + tx) * kLanes * 16 + i * 16 + l];
         if (with_residual) sum += residual[b * out_block(t) + r * 16 + l];
-        const double want = activate(sum, act);
+        const double want = testing::reference_activation(sum, act);
         ASSERT_NEAR(out[b * out_block(t) + r * 16 + l], want, 1e-4 * (1 + std::fabs(want)))
             << tile_name(t) << " act " << act << (with_residual ? " with" : " without") << " residual, block " << b
             << " row " << r << " lane " << l;

@@ -21,26 +21,24 @@ namespace {
 // ep: the row with the epilogue; plain: out set to init by the caller, the accumulating row, then
 // the scalar activation of each element.
 const std::string kSource =
-    std::string(testing::kMicrokernelPreamble) +
+    std::string(testing::kMicrokernelPreamble) + testing::kActivationParameters +
     R"(#define ARGS                                                                                 \
   const int64_t* i = (const int64_t*)args[0];                                                \
   const float *plane = (const float*)args[1], *weight = (const float*)args[2],               \
               *init = (const float*)args[3];                                                 \
   float* out = (float*)args[4];
-/* The clamp's bounds, or the hard swish's slope and offset (act 3). */
-#define LO (i[11] == 3 ? 0.25f : 0.0f)
-#define HI (i[11] == 3 ? 0.5f : 6.0f)
 int32_t ep(void* const* args) {
   ARGS
   return kiln_dwconv_row_ep_f32(i[0], i[1], i[2], i[3], i[4], i[5], i[6], plane, i[7], i[8], i[8] * i[0], i[9],
-                                i[10], weight, out, init, (int32_t)i[11], LO, HI);
+                                i[10], weight, out, init, (int32_t)i[11], ACT_LO(i[11]), ACT_HI(i[11]));
 }
 int32_t plain(void* const* args) {
   ARGS
   for (int64_t p = 0; p < i[1] * i[0]; ++p) out[p] = init[p % i[0]];
   int32_t status = kiln_dwconv_row_f32(i[0], i[1], i[2], i[3], i[4], i[5], i[6], plane, i[7], i[8], i[8] * i[0],
                                        i[9], i[10], weight, out);
-  for (int64_t p = 0; p < i[1] * i[0]; ++p) out[p] = kiln_activate_f32((int32_t)i[11], LO, HI, out[p]);
+  for (int64_t p = 0; p < i[1] * i[0]; ++p)
+    out[p] = kiln_activate_f32((int32_t)i[11], ACT_LO(i[11]), ACT_HI(i[11]), out[p]);
   return status;
 }
 )";
@@ -55,13 +53,6 @@ const std::vector<Row> kRows = {{16, 11, 3, 3, 1, 1, 1, 9, 11, -1, -1},  {16, 6,
                                 {16, 13, 5, 5, 1, 1, 1, 8, 13, -2, -2},  {32, 7, 5, 5, 2, 1, 1, 8, 13, 5, -2},
                                 {16, 20, 3, 3, 1, 2, 2, 10, 20, -2, -2}, {16, 9, 3, 3, 1, 1, 1, 4, 9, -5, -1},
                                 {16, 9, 3, 3, 1, 1, 1, 4, 9, 4, -1},     {32, 29, 3, 3, 1, 1, 1, 3, 29, 0, -1}};
-
-double activate(double v, int64_t act) {
-  if (act == 1) return std::isnan(v) ? v : std::min(6.0, std::max(0.0, v));
-  if (act == 2) return v / (1.0 + std::exp(-v));
-  if (act == 3) return v * std::min(1.0, std::max(0.0, v * 0.25 + 0.5));
-  return v;
-}
 
 using DwconvRowEpilogueTest = testing::PerIsaKernelTest;
 
@@ -86,7 +77,7 @@ void expect_row(const testing::LoadedKernels& lib, const Row& r, int64_t act) {
           if (y >= 0 && y < r.h && col >= 0 && col < r.w)
             sum += static_cast<double>(plane[(y * r.w + col) * r.lanes + c]) * weight[(ty * r.kw + tx) * r.lanes + c];
         }
-      const double want = activate(sum, act);
+      const double want = testing::reference_activation(sum, act);
       const size_t at = x * r.lanes + c;
       ASSERT_NEAR(with_ep[at], want, 1e-4 * (1 + std::fabs(want)))
           << "ep: act " << act << " row0 " << r.row0 << " x " << x;

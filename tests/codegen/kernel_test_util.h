@@ -7,6 +7,9 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -132,6 +135,18 @@ class TestKernelCache {
  private:
   std::string dir_;
 };
+
+// The activation parameters the epilogue tests pass (KILN_ACT_*: the clamp's bounds 0 and 6, or
+// the hard swish's slope 0.25 and offset 0.5 for act 3), as C macros of the act, and the
+// activations computed in double.
+inline constexpr const char* kActivationParameters =
+    "#define ACT_LO(act) ((act) == 3 ? 0.25f : 0.0f)\n#define ACT_HI(act) ((act) == 3 ? 0.5f : 6.0f)\n";
+inline double reference_activation(double v, int64_t act) {
+  if (act == 1) return std::isnan(v) ? v : std::min(6.0, std::max(0.0, v));
+  if (act == 2) return v / (1.0 + std::exp(-v));
+  if (act == 3) return v * std::min(1.0, std::max(0.0, v * 0.25 + 0.5));
+  return v;
+}
 
 // A suite run once per instruction set the micro-kernels have a path for (the parameter is the
 // -march flag, kKernelInstructionSets), sharing one kernel cache.
