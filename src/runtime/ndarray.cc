@@ -34,6 +34,9 @@ Shape broadcast_shapes(const Shape& a, const Shape& b) {
 }
 
 int64_t num_elements(const Shape& shape) {
+  // A zero extent makes the tensor empty whatever the others are: a corrupt .npy header's huge
+  // extents beside it must not overflow the product.
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0;
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
   return n;
