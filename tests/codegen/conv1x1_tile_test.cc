@@ -35,9 +35,10 @@ std::string source() {
       for (int64_t blocks = 1; blocks <= kMaxBlocks; ++blocks)
         s += "int32_t " + tile_name(rows, blocks, stride) + "(void* const* args) { return kiln_conv_nchwc_f32(" +
              std::to_string(rows) + ", " + std::to_string(blocks) + ", " + std::to_string(stride) + ", " +
-             std::to_string(kInputBlocks) + ", 16, 1, 1, (const float*)args[0], " + std::to_string(kPositions * 16) +
-             ", 0, 0, (const float*)args[1], 256, " + std::to_string(kInputBlocks * 256) +
-             ", 0, 0, (float*)args[2] + 16, " + std::to_string(kOutPositions * 16) + "); }\n";
+             std::to_string(kInputBlocks) + ", 16, 16, 1, 1, (const float*)args[0], " +
+             std::to_string(kPositions * 16) + ", 0, 0, (const float*)args[1], 256, " +
+             std::to_string(kInputBlocks * 256) + ", 0, 0, (float*)args[2] + 16, " +
+             std::to_string(kOutPositions * 16) + "); }\n";
   return s;
 }
 

@@ -1,10 +1,10 @@
 // The convolution tile of kiln/runtime/microkernels.h with its register epilogue
 // (kiln_conv_nchwc_ep_f32: start at the bias, add a residual after the reduction, store through
 // an activation) against double sums, for 3x3 windows with strides 1 and 2 and several tile
-// shapes. Compiled as generated code is (CCompiler, the shape as literals) for each instruction
-// set the header has a path for: the AVX-512 register tile, and the loops AVX2 and x86-64 take,
-// so the paths this host's kernels do not take are checked too. The tile writes its rows and
-// blocks and nothing else.
+// shapes, with output blocks of 16 and of 8 channels. Compiled as generated code is (CCompiler, the
+// shape as literals) for each instruction set the header has a path for: AVX-512's register tile
+// (16 lanes), AVX2's (8 lanes) and the loops every other width and x86-64 take, so the paths this
+// host's kernels do not take are checked too. The tile writes its rows and blocks and nothing else.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -19,22 +19,26 @@ namespace kiln::codegen {
 namespace {
 
 struct Tile {
-  int64_t rows, blocks, stride;
+  int64_t rows, blocks, stride, y;  // y: output channels per block
 };
 
-const std::vector<Tile> kTiles = {{7, 4, 1}, {14, 2, 2}, {3, 1, 1}, {8, 3, 2}};
+// AVX-512's tiles (28 accumulators) and AVX2's (accumulators, weights and a broadcast in 16).
+const std::vector<Tile> kTiles = {{7, 4, 1, 16}, {14, 2, 2, 16}, {3, 1, 1, 16}, {8, 3, 2, 16},
+                                  {4, 3, 1, 8},  {6, 2, 2, 8},   {2, 4, 1, 8},  {14, 1, 1, 8}};
 constexpr int64_t kInputBlocks = 2, kWindow = 3, kLanes = 16;
 
 // The data of one input block: kWindow rows of the padded width the tile's taps reach.
 int64_t data_width(const Tile& t) { return (t.rows - 1) * t.stride + kWindow; }
 int64_t data_block(const Tile& t) { return kWindow * data_width(t) * kLanes; }
-// Output (and residual) channel blocks are one row of 16 floats longer than the tile: the gap
+// Output (and residual) channel blocks are one row of y floats longer than the tile: the gap
 // shows a store past the tile's rows.
-int64_t out_block(const Tile& t) { return (t.rows + 1) * 16; }
-constexpr int64_t kWeightIn = kWindow * kWindow * kLanes * 16, kWeightOut = kInputBlocks * kWeightIn;
+int64_t out_block(const Tile& t) { return (t.rows + 1) * t.y; }
+int64_t weight_in(const Tile& t) { return kWindow * kWindow * kLanes * t.y; }
+int64_t weight_out(const Tile& t) { return kInputBlocks * weight_in(t); }
 
 std::string tile_name(const Tile& t) {
-  return "tile_" + std::to_string(t.rows) + "_" + std::to_string(t.blocks) + "_" + std::to_string(t.stride);
+  return "tile_" + std::to_string(t.rows) + "_" + std::to_string(t.blocks) + "_" + std::to_string(t.stride) + "_" +
+         std::to_string(t.y);
 }
 
 // args: act (int64), data, weight, bias, residual (NULL for none), out.
@@ -47,9 +51,9 @@ std::string source() {
          "  const int32_t act = (int32_t)*(const int64_t*)args[0];\n"
          "  return kiln_conv_nchwc_ep_f32(" +
          str(t.rows) + ", " + str(t.blocks) + ", " + str(t.stride) + ", " + str(kInputBlocks) + ", " + str(kLanes) +
-         ", 3, 3, (const float*)args[1], " + str(data_block(t)) + ", " + str(data_width(t) * kLanes) + ", " +
-         str(kLanes) + ", (const float*)args[2], " + str(kWeightIn) + ", " + str(kWeightOut) + ", " +
-         str(kWindow * kLanes * 16) + ", " + str(kLanes * 16) + ", (float*)args[5], " + str(out_block(t)) +
+         ", " + str(t.y) + ", 3, 3, (const float*)args[1], " + str(data_block(t)) + ", " + str(data_width(t) * kLanes) +
+         ", " + str(kLanes) + ", (const float*)args[2], " + str(weight_in(t)) + ", " + str(weight_out(t)) + ", " +
+         str(kWindow * kLanes * t.y) + ", " + str(kLanes * t.y) + ", (float*)args[5], " + str(out_block(t)) +
          ", (const float*)args[3], (const float*)args[4], act, ACT_LO(act), ACT_HI(act), 0);\n}\n";
   }
   return s;
@@ -58,7 +62,7 @@ std::string source() {
 using ConvTileEpilogueTest = testing::PerIsaKernelTest;
 
 void expect_tile(const testing::LoadedKernels& lib, const Tile& t, int64_t act, bool with_residual) {
-  std::vector<float> data(kInputBlocks * data_block(t)), weight(t.blocks * kWeightOut), bias(t.blocks * 16);
+  std::vector<float> data(kInputBlocks * data_block(t)), weight(t.blocks * weight_out(t)), bias(t.blocks * t.y);
   std::vector<float> residual(t.blocks * out_block(t));
   for (size_t p = 0; p < data.size(); ++p) data[p] = static_cast<float>((p * 37) % 23) / 7.0f - 1.5f;
   for (size_t p = 0; p < weight.size(); ++p) weight[p] = static_cast<float>((p * 11) % 13) / 50.0f - 0.12f;
@@ -72,23 +76,23 @@ void expect_tile(const testing::LoadedKernels& lib, const Tile& t, int64_t act, 
             0);
   for (int64_t b = 0; b < t.blocks; ++b) {
     for (int64_t r = 0; r < t.rows; ++r)
-      for (int64_t l = 0; l < 16; ++l) {
-        double sum = bias[b * 16 + l];
+      for (int64_t l = 0; l < t.y; ++l) {
+        double sum = bias[b * t.y + l];
         for (int64_t ic = 0; ic < kInputBlocks; ++ic)
           for (int64_t ty = 0; ty < kWindow; ++ty)
             for (int64_t tx = 0; tx < kWindow; ++tx)
               for (int64_t i = 0; i < kLanes; ++i)
                 sum += static_cast<double>(
                            data[ic * data_block(t) + (ty * data_width(t) + r * t.stride + tx) * kLanes + i]) *
-                       weight[b * kWeightOut + ic * kWeightIn + (ty * kWindow + tx) * kLanes * 16 + i * 16 + l];
-        if (with_residual) sum += residual[b * out_block(t) + r * 16 + l];
+                       weight[b * weight_out(t) + ic * weight_in(t) + (ty * kWindow + tx) * kLanes * t.y + i * t.y + l];
+        if (with_residual) sum += residual[b * out_block(t) + r * t.y + l];
         const double want = testing::reference_activation(sum, act);
-        ASSERT_NEAR(out[b * out_block(t) + r * 16 + l], want, 1e-4 * (1 + std::fabs(want)))
+        ASSERT_NEAR(out[b * out_block(t) + r * t.y + l], want, 1e-4 * (1 + std::fabs(want)))
             << tile_name(t) << " act " << act << (with_residual ? " with" : " without") << " residual, block " << b
             << " row " << r << " lane " << l;
       }
-    for (int64_t l = 0; l < 16; ++l)
-      ASSERT_EQ(out[b * out_block(t) + t.rows * 16 + l], kUntouched) << tile_name(t) << " stored past its rows";
+    for (int64_t l = 0; l < t.y; ++l)
+      ASSERT_EQ(out[b * out_block(t) + t.rows * t.y + l], kUntouched) << tile_name(t) << " stored past its rows";
   }
 }
 

@@ -1400,13 +1400,15 @@ static inline int32_t kiln_conv2d_winograd_f32(int64_t n, int64_t cb, int64_t h,
 
 /* ----- Convolution tiles in the blocked layouts (src/op/nn/conv2d_nchwc.cc) -----
  * kiln_conv_nchwc_f32 accumulates `rows` output positions x `blocks` output channel blocks of a
- * kh x kw convolution over data NCHW{lanes}c, weight OIHW{lanes}i16o, output NCHW16c:
- *   C[b * c_block + r * 16 + l] += sum over ic < cb, taps (ty, tx), i < lanes of
+ * kh x kw convolution over data NCHW{lanes}c, weight OIHW{lanes}i{y}o, output NCHW{y}c:
+ *   C[b * c_block + r * y + l] += sum over ic < cb, taps (ty, tx), i < lanes of
  *       D[ic * d_block + r * lanes * stride + ty * d_tap_row + tx * d_tap_col + i]
- *         * W[b * w_out + ic * w_in + ty * w_tap_row + tx * w_tap_col + i * 16 + l]
+ *         * W[b * w_out + ic * w_in + ty * w_tap_row + tx * w_tap_col + i * y + l]
  * for r < rows <= KILN_CONV_TILE_MAX_ROWS, b < blocks <= KILN_CONV_TILE_MAX_BLOCKS,
- * l < 16. d_tap_row / d_tap_col are the dilated rows and columns of a padded copy. The generated
- * code passes rows, blocks, stride, lanes and the window as literals: once the
+ * l < y <= 16. y is the vector width (16 with AVX-512, 8 with AVX2: one register per block and
+ * position); other widths run plain loops. d_tap_row / d_tap_col are the dilated rows and columns
+ * of a padded copy. The generated code passes rows, blocks, stride, lanes, y and the window as
+ * literals: once the
  * always-inline kernel is inlined they are constants, so the rows x blocks accumulators are named
  * registers (GCC keeps arrays of vectors on the stack) and the positions' offsets are
  * displacements. Each step of the reduction loads the blocks' weight vectors once and each
@@ -1415,7 +1417,7 @@ static inline int32_t kiln_conv2d_winograd_f32(int64_t n, int64_t cb, int64_t h,
  * prefetched KILN_CONV_PREFETCH_AHEAD floats ahead: a layer's weights come from memory once per
  * run, and the hardware prefetcher stops at every page). Returns 0.
  * kiln_conv_nchwc_ep_f32 is the same tile with an epilogue in registers: the accumulators start
- * at bias[b * 16 + l] instead of C's values, get residual[b * c_block + r * 16 + l] added after
+ * at bias[b * y + l] instead of C's values, get residual[b * c_block + r * y + l] added after
  * the reduction when residual is not NULL (a residual block's add, in the graph's order), pass
  * through `act` (KILN_ACT_*, with lo, hi) and are stored to C and, when twin != 0, also twin
  * floats after each (kiln_pwdw_f32's ring). A residual was written layers earlier and has left
@@ -1496,8 +1498,10 @@ static inline __attribute__((always_inline)) kiln_dw_vec kiln_activate_vec(int32
 #define KILN_CONV_TILE_MAX_ROWS 14
 #define KILN_CONV_TILE_MAX_BLOCKS 4
 
-#if defined(__AVX512F__)
-#include <immintrin.h>
+#if defined(KILN_DW_VL)
+/* The register tile in vectors of KILN_DW_VL lanes, one vector per output block: zmm on AVX-512,
+ * ymm on AVX2 (whose 16 registers hold fewer accumulators: the compiler's tile choice,
+ * conv_register_tile, leaves room for the blocks' weights and a broadcast there). */
 
 /* Row by row, each row's blocks together: a broadcast input is dead after its row's FMAs. */
 #define KILN_CONV_TILE_FOR_BLOCKS(X, r) X(0, r) X(1, r) X(2, r) X(3, r)
@@ -1510,27 +1514,30 @@ static inline __attribute__((always_inline)) kiln_dw_vec kiln_activate_vec(int32
   KILN_CONV_TILE_FOR_BLOCKS(X, 12) KILN_CONV_TILE_FOR_BLOCKS(X, 13)
 /* clang-format on */
 #define KILN_CONV_TILE_LIVE(b, r) ((b) < blocks && (r) < rows)
-#define KILN_CONV_TILE_LOAD(b, r)                                                              \
-  __m512 acc##b##_##r = !KILN_CONV_TILE_LIVE(b, r) ? _mm512_setzero_ps()                       \
-                        : !bias                    ? _mm512_loadu_ps(c + (b)*c_block + (r)*16) \
-                                                   : _mm512_loadu_ps(bias + (b)*16);
+#define KILN_CONV_TILE_AT(b, r) ((b)*c_block + (r)*KILN_DW_VL)
+#define KILN_CONV_TILE_LOAD(b, r)                                                                   \
+  kiln_dw_vec acc##b##_##r = !KILN_CONV_TILE_LIVE(b, r) ? KILN_DW_SET1(0.0f)                        \
+                             : !bias                    ? KILN_DW_LOAD(c + KILN_CONV_TILE_AT(b, r)) \
+                                                        : KILN_DW_LOAD(bias + (b)*KILN_DW_VL);
 #define KILN_CONV_TILE_PREFETCH_RESIDUAL(b, r) \
-  if (KILN_CONV_TILE_LIVE(b, r)) _mm_prefetch((const char*)(residual + (b)*c_block + (r)*16), _MM_HINT_T0);
+  if (KILN_CONV_TILE_LIVE(b, r)) _mm_prefetch((const char*)(residual + KILN_CONV_TILE_AT(b, r)), _MM_HINT_T0);
 #define KILN_CONV_TILE_FMA(b, r) \
-  if (KILN_CONV_TILE_LIVE(b, r)) acc##b##_##r = _mm512_fmadd_ps(_mm512_set1_ps(dc[(r)*step + i]), w##b, acc##b##_##r);
-#define KILN_CONV_TILE_STORE(b, r)                                                                               \
-  if (KILN_CONV_TILE_LIVE(b, r)) {                                                                               \
-    const __m512 sum_ =                                                                                          \
-        residual ? _mm512_add_ps(acc##b##_##r, _mm512_loadu_ps(residual + (b)*c_block + (r)*16)) : acc##b##_##r; \
-    const __m512 out_ = kiln_activate_vec(act, lo, hi, sum_);                                                    \
-    _mm512_storeu_ps(c + (b)*c_block + (r)*16, out_);                                                            \
-    if (twin) _mm512_storeu_ps(c + twin + (b)*c_block + (r)*16, out_);                                           \
+  if (KILN_CONV_TILE_LIVE(b, r)) acc##b##_##r = KILN_DW_FMA(KILN_DW_SET1(dc[(r)*step + i]), w##b, acc##b##_##r);
+#define KILN_CONV_TILE_STORE(b, r)                                                                             \
+  if (KILN_CONV_TILE_LIVE(b, r)) {                                                                             \
+    const kiln_dw_vec sum_ =                                                                                   \
+        residual ? KILN_DW_ADD(acc##b##_##r, KILN_DW_LOAD(residual + KILN_CONV_TILE_AT(b, r))) : acc##b##_##r; \
+    const kiln_dw_vec out_ = kiln_activate_vec(act, lo, hi, sum_);                                             \
+    KILN_DW_STORE(c + KILN_CONV_TILE_AT(b, r), out_);                                                          \
+    if (twin) KILN_DW_STORE(c + twin + KILN_CONV_TILE_AT(b, r), out_);                                         \
   }
 #ifndef KILN_CONV_PREFETCH_AHEAD
 #define KILN_CONV_PREFETCH_AHEAD 1024
 #endif
-#define KILN_CONV_PREFETCH_WEIGHTS(p)                                          \
-  {                                                                            \
+/* One prefetch per cache line (16 floats) of each block's weights: every step with 16 lanes,
+ * every other step with 8. */
+#define KILN_CONV_PREFETCH_WEIGHTS(p, i)                                       \
+  if (((i)*KILN_DW_VL) % 16 == 0) {                                            \
     _mm_prefetch((const char*)(p), _MM_HINT_T0);                               \
     if (blocks > 1) _mm_prefetch((const char*)((p) + w_out), _MM_HINT_T0);     \
     if (blocks > 2) _mm_prefetch((const char*)((p) + 2 * w_out), _MM_HINT_T0); \
@@ -1548,7 +1555,7 @@ static inline __attribute__((always_inline)) kiln_dw_vec kiln_activate_vec(int32
 #define KILN_CONV_PREFETCH_DATA(p, i) \
   if ((i)*16 < rows * step && ic + KILN_CONV_DATA_AHEAD < cb) _mm_prefetch((const char*)((p) + (i)*16), _MM_HINT_T0);
 
-static inline __attribute__((always_inline)) int32_t kiln_conv_nchwc_ep_f32(
+static inline __attribute__((always_inline)) int32_t kiln_conv_nchwc_vec_ep_f32(
     int64_t rows, int64_t blocks, int64_t stride, int64_t cb, int64_t lanes, int64_t kh, int64_t kw,
     const float* KILN_RESTRICT d, int64_t d_block, int64_t d_tap_row, int64_t d_tap_col, const float* KILN_RESTRICT w,
     int64_t w_in, int64_t w_out, int64_t w_tap_row, int64_t w_tap_col, float* KILN_RESTRICT c, int64_t c_block,
@@ -1572,44 +1579,46 @@ static inline __attribute__((always_inline)) int32_t kiln_conv_nchwc_ep_f32(
         const float* KILN_RESTRICT wc = w + ic * w_in + ty * w_tap_row + tx * w_tap_col;
         for (int64_t i = 0; i < lanes; ++i) {
           /* Blocks past `blocks` reuse block 0's vector: their FMAs are dead code. */
-          const __m512 w0 = _mm512_loadu_ps(wc + i * 16);
-          const __m512 w1 = blocks > 1 ? _mm512_loadu_ps(wc + w_out + i * 16) : w0;
-          const __m512 w2 = blocks > 2 ? _mm512_loadu_ps(wc + 2 * w_out + i * 16) : w0;
-          const __m512 w3 = blocks > 3 ? _mm512_loadu_ps(wc + 3 * w_out + i * 16) : w0;
+          const kiln_dw_vec w0 = KILN_DW_LOAD(wc + i * KILN_DW_VL);
+          const kiln_dw_vec w1 = blocks > 1 ? KILN_DW_LOAD(wc + w_out + i * KILN_DW_VL) : w0;
+          const kiln_dw_vec w2 = blocks > 2 ? KILN_DW_LOAD(wc + 2 * w_out + i * KILN_DW_VL) : w0;
+          const kiln_dw_vec w3 = blocks > 3 ? KILN_DW_LOAD(wc + 3 * w_out + i * KILN_DW_VL) : w0;
           KILN_CONV_TILE_FOR_TILE(KILN_CONV_TILE_FMA)
-          KILN_CONV_PREFETCH_WEIGHTS(wc + i * 16 + KILN_CONV_PREFETCH_AHEAD)
+          KILN_CONV_PREFETCH_WEIGHTS(wc + i * KILN_DW_VL + KILN_CONV_PREFETCH_AHEAD, i)
           KILN_CONV_PREFETCH_DATA(dc + KILN_CONV_DATA_AHEAD * d_block, i)
         }
       }
   KILN_CONV_TILE_FOR_TILE(KILN_CONV_TILE_STORE)
   return 0;
 }
+#endif /* KILN_DW_VL */
 
-#else /* AVX2 and portable: the same contract, one 16-lane accumulator at a time, left to the compiler */
-
-static inline int32_t kiln_conv_nchwc_ep_f32(int64_t rows, int64_t blocks, int64_t stride, int64_t cb, int64_t lanes,
-                                             int64_t kh, int64_t kw, const float* KILN_RESTRICT d, int64_t d_block,
-                                             int64_t d_tap_row, int64_t d_tap_col, const float* KILN_RESTRICT w,
-                                             int64_t w_in, int64_t w_out, int64_t w_tap_row, int64_t w_tap_col,
-                                             float* KILN_RESTRICT c, int64_t c_block, const float* KILN_RESTRICT bias,
-                                             const float* KILN_RESTRICT residual, int32_t act, float lo, float hi,
-                                             int64_t twin) {
+/* Any output block width y, one y-lane accumulator at a time, left to the compiler: the tile
+ * where the instruction set has no vector of y lanes. */
+static inline int32_t kiln_conv_nchwc_any_ep_f32(int64_t rows, int64_t blocks, int64_t stride, int64_t cb,
+                                                 int64_t lanes, int64_t y, int64_t kh, int64_t kw,
+                                                 const float* KILN_RESTRICT d, int64_t d_block, int64_t d_tap_row,
+                                                 int64_t d_tap_col, const float* KILN_RESTRICT w, int64_t w_in,
+                                                 int64_t w_out, int64_t w_tap_row, int64_t w_tap_col,
+                                                 float* KILN_RESTRICT c, int64_t c_block,
+                                                 const float* KILN_RESTRICT bias, const float* KILN_RESTRICT residual,
+                                                 int32_t act, float lo, float hi, int64_t twin) {
   for (int64_t b = 0; b < blocks; ++b)
     for (int64_t r = 0; r < rows; ++r) {
       float acc[16];
-      float* KILN_RESTRICT out = c + b * c_block + r * 16;
+      float* KILN_RESTRICT out = c + b * c_block + r * y;
       const float* KILN_RESTRICT dr = d + r * lanes * stride;
-      for (int l = 0; l < 16; ++l) acc[l] = !bias ? out[l] : bias[b * 16 + l];
+      for (int64_t l = 0; l < y; ++l) acc[l] = !bias ? out[l] : bias[b * y + l];
       for (int64_t ic = 0; ic < cb; ++ic)
         for (int64_t ty = 0; ty < kh; ++ty)
           for (int64_t tx = 0; tx < kw; ++tx)
             for (int64_t i = 0; i < lanes; ++i) {
               const float v = dr[ic * d_block + ty * d_tap_row + tx * d_tap_col + i];
-              const float* KILN_RESTRICT wv = w + b * w_out + ic * w_in + ty * w_tap_row + tx * w_tap_col + i * 16;
-              for (int l = 0; l < 16; ++l) acc[l] += v * wv[l];
+              const float* KILN_RESTRICT wv = w + b * w_out + ic * w_in + ty * w_tap_row + tx * w_tap_col + i * y;
+              for (int64_t l = 0; l < y; ++l) acc[l] += v * wv[l];
             }
-      for (int l = 0; l < 16; ++l) {
-        if (residual) acc[l] += residual[b * c_block + r * 16 + l];
+      for (int64_t l = 0; l < y; ++l) {
+        if (residual) acc[l] += residual[b * c_block + r * y + l];
         out[l] = kiln_activate_f32(act, lo, hi, acc[l]);
         if (twin) out[twin + l] = out[l];
       }
@@ -1617,14 +1626,28 @@ static inline int32_t kiln_conv_nchwc_ep_f32(int64_t rows, int64_t blocks, int64
   return 0;
 }
 
+/* y (<= 16) is the output block width; the register tile serves y == KILN_DW_VL. */
+static inline __attribute__((always_inline)) int32_t kiln_conv_nchwc_ep_f32(
+    int64_t rows, int64_t blocks, int64_t stride, int64_t cb, int64_t lanes, int64_t y, int64_t kh, int64_t kw,
+    const float* KILN_RESTRICT d, int64_t d_block, int64_t d_tap_row, int64_t d_tap_col, const float* KILN_RESTRICT w,
+    int64_t w_in, int64_t w_out, int64_t w_tap_row, int64_t w_tap_col, float* KILN_RESTRICT c, int64_t c_block,
+    const float* KILN_RESTRICT bias, const float* KILN_RESTRICT residual, int32_t act, float lo, float hi,
+    int64_t twin) {
+#if defined(KILN_DW_VL)
+  if (y == KILN_DW_VL)
+    return kiln_conv_nchwc_vec_ep_f32(rows, blocks, stride, cb, lanes, kh, kw, d, d_block, d_tap_row, d_tap_col, w,
+                                      w_in, w_out, w_tap_row, w_tap_col, c, c_block, bias, residual, act, lo, hi, twin);
 #endif
+  return kiln_conv_nchwc_any_ep_f32(rows, blocks, stride, cb, lanes, y, kh, kw, d, d_block, d_tap_row, d_tap_col, w,
+                                    w_in, w_out, w_tap_row, w_tap_col, c, c_block, bias, residual, act, lo, hi, twin);
+}
 
 /* The tile without an epilogue: accumulates into C. */
 static inline __attribute__((always_inline)) int32_t kiln_conv_nchwc_f32(
-    int64_t rows, int64_t blocks, int64_t stride, int64_t cb, int64_t lanes, int64_t kh, int64_t kw,
+    int64_t rows, int64_t blocks, int64_t stride, int64_t cb, int64_t lanes, int64_t y, int64_t kh, int64_t kw,
     const float* KILN_RESTRICT d, int64_t d_block, int64_t d_tap_row, int64_t d_tap_col, const float* KILN_RESTRICT w,
     int64_t w_in, int64_t w_out, int64_t w_tap_row, int64_t w_tap_col, float* KILN_RESTRICT c, int64_t c_block) {
-  return kiln_conv_nchwc_ep_f32(rows, blocks, stride, cb, lanes, kh, kw, d, d_block, d_tap_row, d_tap_col, w, w_in,
+  return kiln_conv_nchwc_ep_f32(rows, blocks, stride, cb, lanes, y, kh, kw, d, d_block, d_tap_row, d_tap_col, w, w_in,
                                 w_out, w_tap_row, w_tap_col, c, c_block, 0, 0, KILN_ACT_NONE, 0.0f, 0.0f, 0);
 }
 
@@ -1801,8 +1824,8 @@ static inline __attribute__((always_inline)) int32_t kiln_pwdw_expand_row(
   float* KILN_RESTRICT first = ring + (row % span) * slot_floats;
   for (int64_t b0 = 0; b0 < nb; b0 += tile_blocks)
     for (int64_t x0 = 0; x0 < w; x0 += tile_rows)
-      kiln_conv_nchwc_ep_f32(tile_rows, tile_blocks, 1, cb, lanes, 1, 1, data + (row * w + x0) * lanes, h * w * lanes,
-                             0, 0, pw_weight + b0 * cb * lanes * 16, lanes * 16, cb * lanes * 16, 0, 0,
+      kiln_conv_nchwc_ep_f32(tile_rows, tile_blocks, 1, cb, lanes, 16, 1, 1, data + (row * w + x0) * lanes,
+                             h * w * lanes, 0, 0, pw_weight + b0 * cb * lanes * 16, lanes * 16, cb * lanes * 16, 0, 0,
                              first + b0 * block_floats + x0 * 16, block_floats, pw_bias + b0 * 16, 0, pw_act, pw_lo,
                              pw_hi, span * slot_floats);
   return 0;

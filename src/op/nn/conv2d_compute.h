@@ -37,12 +37,12 @@ Type blocked_conv2d_relation(const std::vector<Type>& args, const Conv2DAttrs& a
 te::Tensor blocked_conv2d_compute(const ComputeInput& call, const Conv2DAttrs& attrs, const ConvLayoutChoice& blocks);
 void blocked_conv2d_schedule(const ScheduleInput& in, const Conv2DAttrs& attrs, const ConvLayoutChoice& blocks);
 
-// The register tile of kiln_conv_nchwc_f32 (16-channel output blocks, float32) over `width`
-// computed positions of `group_blocks` output blocks: `positions` (a divisor of width) x `blocks`
-// (a divisor of group_blocks).
+// The register tile of kiln_conv_nchwc_f32 (float32 output blocks of `lanes` channels, one vector)
+// over `width` computed positions of `group_blocks` output blocks: `positions` (a divisor of
+// width) x `blocks` (a divisor of group_blocks).
 struct ConvRegisterTile {
   int64_t positions = 0, blocks = 0;
 };
-ConvRegisterTile conv_register_tile(int64_t width, int64_t group_blocks);
+ConvRegisterTile conv_register_tile(int64_t width, int64_t group_blocks, int64_t lanes);
 
 }  // namespace kiln::nn

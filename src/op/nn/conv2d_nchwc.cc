@@ -7,7 +7,8 @@
 // schedule keeps a tile of output positions x one channel block of accumulators in registers
 // and runs the innermost loop over the output channel block, y contiguous floats of weight and
 // output, so the C compiler turns it into one vector multiply and add per position. A float32
-// convolution with 16-channel output blocks instead runs the hand-written tile kiln_conv_nchwc_f32
+// convolution whose output blocks are one vector of the target (16 channels with AVX-512, 8 with
+// AVX2) instead runs the hand-written tile kiln_conv_nchwc_f32
 // over several output channel blocks at once (of one group, whose input blocks they all read),
 // each input broadcast feeding one multiply-add per block.
 #include <algorithm>
@@ -111,12 +112,8 @@ std::string padded_name(const std::string& base) { return base + "_data"; }
 std::string sum_name(const std::string& base) { return base + "_acc"; }
 std::string wide_name(const std::string& base) { return base + "_wide"; }
 
-// Output positions per register tile: a divisor of the output width, as many as the vector
-// registers hold beside the weight vector and a broadcast input. 16-wide blocks are chosen for
-// AVX-512 (32 registers: 14 positions, measured 10% faster than 8 on ResNet-18), narrower ones
-// for AVX2 (16 registers: 8 positions).
-int64_t positions_per_tile(int64_t ow, int64_t out_block) {
-  const int64_t limit = out_block >= 16 ? 14 : 8;
+// Output positions per register tile: a divisor of the output width up to `limit`.
+int64_t positions_per_tile(int64_t ow, int64_t limit) {
   for (int64_t r = std::min(ow, limit); r > 1; --r)
     if (ow % r == 0) return r;
   return 1;
@@ -131,9 +128,19 @@ struct WidthTiling {
   int64_t width;
 };
 
-WidthTiling width_tiling(const BlockedShape& s, const ConvLayoutChoice& blocks) {
-  const int64_t exact = positions_per_tile(s.ow, s.y);
-  const int64_t limit = s.y >= 16 ? 14 : 8;
+// 16-wide output blocks (AVX-512's vector; other instruction sets run the tile's loops) and blocks
+// of the target's vector width (AVX2's 8).
+bool block_tiles_apply(const BlockedShape& s, const ConvLayoutChoice& blocks, const Target& target) {
+  return !blocks.depthwise && (s.y == 16 || s.y == target.vector_lanes) && s.dtype == DType::kFloat32 &&
+         s.out_dtype == DType::kFloat32 && s.strides.w <= 2;
+}
+
+// As many positions as the vector registers hold beside the weight vector and a broadcast input:
+// kiln_conv_nchwc_f32 takes up to 14; the generated tile 14 with 16-wide blocks (AVX-512's 32
+// registers: measured 10% faster than 8 on ResNet-18), 8 with narrower ones.
+WidthTiling width_tiling(const BlockedShape& s, const ConvLayoutChoice& blocks, const Target& target) {
+  const int64_t limit = block_tiles_apply(s, blocks, target) || s.y >= 16 ? KILN_CONV_TILE_MAX_ROWS : 8;
+  const int64_t exact = positions_per_tile(s.ow, limit);
   if (blocks.depthwise || s.acc != s.out_dtype || s.ow <= limit || 2 * exact > limit) return {exact, s.ow};
   WidthTiling best{exact, s.ow};
   int64_t best_width = 0;
@@ -260,26 +267,25 @@ void depthwise_rows_schedule(const ScheduleInput& in, const BlockedShape& s) {
 // computes. Its output blocks are of one group: the blocks of one call read the same input blocks.
 using BlockTile = ConvRegisterTile;
 
-bool block_tiles_apply(const BlockedShape& s, const ConvLayoutChoice& blocks) {
-  return !blocks.depthwise && s.y == 16 && s.dtype == DType::kFloat32 && s.out_dtype == DType::kFloat32 &&
-         s.strides.w <= 2;
-}
-
-BlockTile block_tile(const BlockedShape& s, const ConvLayoutChoice& blocks, int64_t width) {
-  if (!block_tiles_apply(s, blocks)) return {};
-  return conv_register_tile(width, s.group_out_blocks);
+BlockTile block_tile(const BlockedShape& s, const ConvLayoutChoice& blocks, int64_t width, const Target& target) {
+  if (!block_tiles_apply(s, blocks, target)) return {};
+  return conv_register_tile(width, s.group_out_blocks, s.y);
 }
 
 // kiln_conv_nchwc_f32's arguments: rows and blocks first, the tile's pointer and block stride last.
-constexpr size_t kConvTileOutArg = 16;
+constexpr size_t kConvTileOutArg = 17;
+constexpr size_t kConvTileLanesArg = 5;
 
 tir::TileEpilogueCall conv_tile_epilogue() {
   auto tile = [](const std::vector<PrimExpr>& args) -> std::optional<tir::TileShape> {
     const PrimExpr& rows = args.at(0);
     const PrimExpr& blocks = args.at(1);
+    const PrimExpr& lanes = args.at(kConvTileLanesArg);
     const PrimExpr& block_stride = args.at(kConvTileOutArg + 1);
-    if (!rows.is_int_imm() || !blocks.is_int_imm() || !block_stride.is_int_imm()) return std::nullopt;
-    return tir::TileShape{kConvTileOutArg, blocks->int_value, rows->int_value, 16, block_stride->int_value};
+    if (!rows.is_int_imm() || !blocks.is_int_imm() || !lanes.is_int_imm() || !block_stride.is_int_imm())
+      return std::nullopt;
+    return tir::TileShape{kConvTileOutArg, blocks->int_value, rows->int_value, lanes->int_value,
+                          block_stride->int_value};
   };
   auto with_epilogue = [](const std::vector<PrimExpr>& args, const tir::RegisterEpilogue& e) {
     std::vector<PrimExpr> a(args.begin(), args.begin() + kConvTileOutArg);
@@ -315,14 +321,15 @@ te::TensorIntrin block_tile_intrin(const BlockedShape& s, const BlockTile& tile,
   auto emit = [tile, s](const std::vector<te::BufferSlice>& in, const te::BufferSlice& out) -> tir::Stmt {
     const te::BufferSlice& data = in.at(0);
     const te::BufferSlice& w = in.at(1);
-    // The kernel's contract: one channel block per position, 16 output channels per weight row.
-    check_invariant(data.stride(3) == s.x && w.stride(4) == 16 && out.stride(3) == 16,
+    // The kernel's contract: one channel block per position, y output channels per weight row.
+    check_invariant(data.stride(3) == s.x && w.stride(4) == s.y && out.stride(3) == s.y,
                     "kiln_conv_nchwc_f32: the tile's buffers are not packed by positions of their channel blocks");
     const std::vector<PrimExpr> args = {tile.positions,
                                         tile.blocks,
                                         s.strides.w,
                                         s.group_in_blocks,
                                         s.x,
+                                        s.y,
                                         s.kh,
                                         s.kw,
                                         data.pointer(),
@@ -366,17 +373,19 @@ void schedule_block_tiles(const ScheduleInput& in, const BlockedShape& s, const 
 }  // namespace
 
 // Each step of the tile loads positions + blocks vectors for positions x blocks multiply-adds:
-// the tile with the fewest loads per multiply-add whose accumulators fit in 28 of the 32 vector
-// registers (measured on AVX-512, cache-resident: 7x4, 8x3, 7x3 at 92-95% of peak, 14x2 at
-// 88-91%, 14x1 at 78-86%), the larger one on a tie.
-ConvRegisterTile conv_register_tile(int64_t width, int64_t group_blocks) {
+// the tile with the fewest loads per multiply-add whose accumulators fit the vector registers,
+// the larger one on a tie. AVX-512 (16 lanes): 28 of the 32, its multiply-adds broadcast from
+// memory (measured cache-resident: 7x4, 8x3, 7x3 at 92-95% of peak, 14x2 at 88-91%, 14x1 at
+// 78-86%). AVX2 (8 lanes): 16 registers hold the accumulators, the blocks' weights and the
+// broadcast input.
+ConvRegisterTile conv_register_tile(int64_t width, int64_t group_blocks, int64_t lanes) {
   ConvRegisterTile best;
-  constexpr int64_t kAccumulators = 28;
+  auto fits = [lanes](int64_t r, int64_t b) { return lanes >= 16 ? r * b <= 28 : r * b + b + 1 <= 16; };
   auto loads_per_fma = [](int64_t r, int64_t b) { return static_cast<double>(r + b) / static_cast<double>(r * b); };
   for (int64_t b = 1; b <= KILN_CONV_TILE_MAX_BLOCKS; ++b) {
     if (group_blocks % b) continue;
     for (int64_t r = std::min<int64_t>(width, KILN_CONV_TILE_MAX_ROWS); r >= 1; --r) {
-      if (width % r || r * b > kAccumulators) continue;
+      if (width % r || !fits(r, b)) continue;
       const bool better =
           !best.blocks || loads_per_fma(r, b) < loads_per_fma(best.positions, best.blocks) ||
           (loads_per_fma(r, b) == loads_per_fma(best.positions, best.blocks) && r * b > best.positions * best.blocks);
@@ -428,7 +437,7 @@ te::Tensor blocked_conv2d_compute(const ComputeInput& call, const Conv2DAttrs& a
   const te::Tensor& weight = call.args.at(1);
   if (depthwise_rows(call, s, blocks))
     return depthwise_rows_compute(s, data, weight, {s.n, s.ob, s.oh, s.ow, s.y}, call.name, false);
-  const int64_t width = width_tiling(s, blocks).width;
+  const int64_t width = width_tiling(s, blocks, call.target).width;
   te::Tensor src = data;
   if (padded(s) || width > s.ow) {
     const int64_t hp = s.h + s.pad.top + s.pad.bottom;
@@ -510,8 +519,8 @@ void blocked_conv2d_schedule(const ScheduleInput& in, const Conv2DAttrs& attrs, 
     if (!o.same_as(tile_out) && !o.same_as(out)) schedule_injective_stage(in.schedule[o], in.target);
 
   const int64_t work = s.n * s.ob * s.y * s.oh * s.ow * (blocks.depthwise ? 1 : s.group_in_blocks * s.x) * s.kh * s.kw;
-  const WidthTiling tiling = width_tiling(s, blocks);
-  if (const BlockTile tile = block_tile(s, blocks, tiling.width); tile.blocks > 0) {
+  const WidthTiling tiling = width_tiling(s, blocks, in.target);
+  if (const BlockTile tile = block_tile(s, blocks, tiling.width, in.target); tile.blocks > 0) {
     schedule_block_tiles(in, s, tile, tile_out, acc, src.defined() ? src : in.call.args.at(0), work);
     return;
   }

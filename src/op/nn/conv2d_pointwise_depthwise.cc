@@ -85,7 +85,7 @@ struct PointwiseDepthwiseTasks {
 // rows both read, so that two threads share them evenly.
 PointwiseDepthwiseTasks tasks_of(const Shape& data, const Shape& out) {
   PointwiseDepthwiseTasks t;
-  t.tile = nn::conv_register_tile(data[3], 1);
+  t.tile = nn::conv_register_tile(data[3], 1, 16);
   t.blocks = t.tile.blocks;
   t.rows = out[2];
   if ((data[0] * out[1] / t.blocks) % 2 == 1 && out[2] % 2 == 0 && out[2] >= 16) t.rows = out[2] / 2;
