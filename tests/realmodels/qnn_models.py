@@ -33,8 +33,11 @@ def model_of(nodes, inputs, outputs, initializers, opset=13):
     return model
 
 
+# Seven-bit weights, as quantizers write them with reduce_range: ONNX Runtime's AVX2 kernels for
+# uint8 x int8 (hosts without VNNI) add pairs of products in saturating int16, which full-range
+# weights overflow (its outputs then differ from the exact ones by up to a third of the scale).
 def weights(shape):
-    return rng.integers(-127, 128, size=shape).astype(np.int8)
+    return rng.integers(-64, 64, size=shape).astype(np.int8)
 
 
 def qdq():
