@@ -309,8 +309,9 @@ int64_t band_rows(int64_t rows, int64_t k, const Target& target) {
   const int64_t a_bytes = rows * k * static_cast<int64_t>(sizeof(float)), budget = target.l2_bytes;
   if (a_bytes <= budget || budget <= 0) return rows;
   const int64_t bands = (a_bytes + budget - 1) / budget;
-  // Whole tiles of the generated code's micro-kernel (KILN_PANEL_MR there: 12 rows with AVX-512).
-  const int64_t tile_rows = host_vector_lanes() >= 16 ? 12 : 8;
+  // Whole tiles of the generated code's micro-kernel (KILN_PANEL_MR there: 12 rows with AVX-512,
+  // 6 with AVX2).
+  const int64_t tile_rows = host_vector_lanes() >= 16 ? 12 : 6;
   return std::min(rows, nn::round_up((rows + bands - 1) / bands, tile_rows));
 }
 
