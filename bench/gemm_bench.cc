@@ -32,12 +32,11 @@ struct Shape {
   int64_t m, n, k;
 };
 
-volatile float sink;
-
 // One core's fp32 peak in GFLOP/s: independent FMA chains as `kiln bench --profile` measures it,
-// the fastest of many short bursts (on a shared machine, some run undisturbed).
+// the fastest of many short bursts (on a shared machine, some run undisturbed); 0 without AVX-512.
 double peak_gflops() {
 #if defined(__AVX512F__)
+  static volatile float sink;
   constexpr int kChains = 12;
   const int64_t steps = int64_t{1} << 14;
   __m512 acc[kChains];
