@@ -136,7 +136,110 @@ static inline __mmask16 kiln_tail_mask16(int64_t n) {
     return 0;                                                                                               \
   }
 
-#else /* portable versions: the same contracts, left to the compiler */
+#else /* without AVX-512: the same contracts; the NT tile left to the compiler */
+
+#define KILN_DEFINE_SGEMM_NT(MR, NR)                                                                        \
+  static inline int32_t kiln_sgemm_nt_f32_##MR##x##NR(int64_t k, const float* KILN_RESTRICT a, int64_t lda, \
+                                                      const float* KILN_RESTRICT b, int64_t ldb,            \
+                                                      float* KILN_RESTRICT c, int64_t ldc) {                \
+    for (int i = 0; i < (MR); ++i)                                                                          \
+      for (int j = 0; j < (NR); ++j) {                                                                      \
+        float acc = 0;                                                                                      \
+        for (int64_t p = 0; p < k; ++p) acc += a[i * lda + p] * b[j * ldb + p];                             \
+        c[i * ldc + j] += acc;                                                                              \
+      }                                                                                                     \
+    return 0;                                                                                               \
+  }
+
+#if defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+
+/* 16 ymm registers: the tile runs as strips of 16 columns, each in groups of up to six rows (12
+ * accumulators beside two B vectors and the broadcast; MR = 8 as two groups of four). The
+ * accumulators are named variables, as in the panel group: GCC keeps arrays of vectors on the
+ * stack. A strip narrower than 16 columns loads and stores through lane masks (`full` is a
+ * literal once inlined, so whole strips carry no mask). */
+#define KILN_GROUP_FOR_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
+static inline __attribute__((always_inline)) __m256 kiln_nn_load8(const float* p, __m256i mask, int full) {
+  return full ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, mask);
+}
+static inline __attribute__((always_inline)) void kiln_nn_store8(float* p, __m256i mask, int full, __m256 v) {
+  if (full)
+    _mm256_storeu_ps(p, v);
+  else
+    _mm256_maskstore_ps(p, mask, v);
+}
+#define KILN_NN_GROUP_LOAD(i)                            \
+  __m256 c0_##i = _mm256_setzero_ps(), c1_##i = c0_##i;  \
+  if ((i) < rows) {                                      \
+    c0_##i = kiln_nn_load8(c + (i)*c_row, m0, full);     \
+    c1_##i = kiln_nn_load8(c + (i)*c_row + 8, m1, full); \
+  }
+#define KILN_NN_GROUP_FMA(i)                                  \
+  if ((i) < rows) {                                           \
+    const __m256 av = _mm256_broadcast_ss(a_tap + (i)*a_row); \
+    c0_##i = _mm256_fmadd_ps(av, b0, c0_##i);                 \
+    c1_##i = _mm256_fmadd_ps(av, b1, c1_##i);                 \
+  }
+#define KILN_NN_GROUP_STORE(i)                           \
+  if ((i) < rows) {                                      \
+    kiln_nn_store8(c + (i)*c_row, m0, full, c0_##i);     \
+    kiln_nn_store8(c + (i)*c_row + 8, m1, full, c1_##i); \
+  }
+#define KILN_NN_GROUP_LOOP(TAPS_H, TAPS_W)                                                         \
+  for (int64_t p = 0; p < k; ++p)                                                                  \
+    for (int64_t r = 0; r < (TAPS_H); ++r)                                                         \
+      for (int64_t s = 0; s < (TAPS_W); ++s) {                                                     \
+        const float* KILN_RESTRICT a_tap = a + p * a_k + r * a_th + s * a_tw;                      \
+        const float* KILN_RESTRICT b_tap = b + p * b_k + r * b_th + s * b_tw;                      \
+        const __m256 b0 = kiln_nn_load8(b_tap, m0, full), b1 = kiln_nn_load8(b_tap + 8, m1, full); \
+        KILN_GROUP_FOR_ROWS(KILN_NN_GROUP_FMA)                                                     \
+      }
+
+/* rows (<= 6) x min(cols, 16) columns of the NN tile's contract. */
+static inline __attribute__((always_inline)) void kiln_sgemm_nn_group_f32(
+    int64_t rows, int full, int64_t cols, int64_t k, int64_t taps_h, int64_t taps_w, const float* KILN_RESTRICT a,
+    int64_t a_row, int64_t a_k, int64_t a_th, int64_t a_tw, const float* KILN_RESTRICT b, int64_t b_k, int64_t b_th,
+    int64_t b_tw, float* KILN_RESTRICT c, int64_t c_row) {
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const int32_t left = cols < 16 ? (int32_t)cols : 16;
+  const __m256i m0 = _mm256_cmpgt_epi32(_mm256_set1_epi32(left), lane);
+  const __m256i m1 = _mm256_cmpgt_epi32(_mm256_set1_epi32(left - 8), lane);
+  KILN_GROUP_FOR_ROWS(KILN_NN_GROUP_LOAD)
+  if (taps_h == 1 && taps_w == 1) {
+    KILN_NN_GROUP_LOOP(1, 1)
+  } else if (taps_h == 3 && taps_w == 3) {
+    KILN_NN_GROUP_LOOP(3, 3)
+  } else {
+    KILN_NN_GROUP_LOOP(taps_h, taps_w)
+  }
+  KILN_GROUP_FOR_ROWS(KILN_NN_GROUP_STORE)
+}
+
+#define KILN_NN_GROUPS(FULL, COLS)                                                                                     \
+  kiln_sgemm_nn_group_f32(R_, FULL, COLS, k, taps_h, taps_w, a, a_row, a_k, a_th, a_tw, b + j, b_k, b_th, b_tw, c + j, \
+                          c_row);                                                                                      \
+  if (G_ > 1)                                                                                                          \
+    kiln_sgemm_nn_group_f32(M_ - R_, FULL, COLS, k, taps_h, taps_w, a + R_ * a_row, a_row, a_k, a_th, a_tw, b + j,     \
+                            b_k, b_th, b_tw, c + R_ * c_row + j, c_row);
+
+#define KILN_DEFINE_SGEMM_NN(MR, NR)                                                                       \
+  static inline int32_t kiln_sgemm_nn_f32_##MR##x##NR(                                                     \
+      int64_t k, int64_t taps_h, int64_t taps_w, const float* KILN_RESTRICT a, int64_t a_row, int64_t a_k, \
+      int64_t a_th, int64_t a_tw, const float* KILN_RESTRICT b, int64_t b_k, int64_t b_th, int64_t b_tw,   \
+      float* KILN_RESTRICT c, int64_t c_row, int64_t n) {                                                  \
+    enum { M_ = (MR), G_ = (M_ + 5) / 6, R_ = (M_ + G_ - 1) / G_ };                                        \
+    for (int64_t j = 0; j < (NR) && j < n; j += 16) {                                                      \
+      if (n - j >= 16) {                                                                                   \
+        KILN_NN_GROUPS(1, 16)                                                                              \
+      } else {                                                                                             \
+        KILN_NN_GROUPS(0, n - j)                                                                           \
+      }                                                                                                    \
+    }                                                                                                      \
+    return 0;                                                                                              \
+  }
+
+#else /* portable */
 
 #define KILN_DEFINE_SGEMM_NN(MR, NR)                                                                       \
   static inline int32_t kiln_sgemm_nn_f32_##MR##x##NR(                                                     \
@@ -161,18 +264,7 @@ static inline __mmask16 kiln_tail_mask16(int64_t n) {
     return 0;                                                                                              \
   }
 
-#define KILN_DEFINE_SGEMM_NT(MR, NR)                                                                        \
-  static inline int32_t kiln_sgemm_nt_f32_##MR##x##NR(int64_t k, const float* KILN_RESTRICT a, int64_t lda, \
-                                                      const float* KILN_RESTRICT b, int64_t ldb,            \
-                                                      float* KILN_RESTRICT c, int64_t ldc) {                \
-    for (int i = 0; i < (MR); ++i)                                                                          \
-      for (int j = 0; j < (NR); ++j) {                                                                      \
-        float acc = 0;                                                                                      \
-        for (int64_t p = 0; p < k; ++p) acc += a[i * lda + p] * b[j * ldb + p];                             \
-        c[i * ldc + j] += acc;                                                                              \
-      }                                                                                                     \
-    return 0;                                                                                               \
-  }
+#endif
 
 #endif
 
@@ -289,7 +381,6 @@ static inline void kiln_panel_prefetch_line_f32(KilnPanelPrefetch pf, int64_t p)
  * (rows past the group's are dead code): as arrays GCC kept them on the stack, and 8-row tiles of
  * 16 accumulators spilled (ViT-B/16's products at 34% of the peak on Zen 3). Partial panels take
  * the portable loop. */
-#define KILN_PANEL_GROUP_FOR_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
 #define KILN_PANEL_GROUP_LOAD(i)                        \
   __m256 c0_##i = _mm256_setzero_ps(), c1_##i = c0_##i; \
   if ((i) < rows) {                                     \
@@ -313,12 +404,12 @@ static inline __attribute__((always_inline)) void kiln_panel_group_f32(int64_t r
                                                                        const float* KILN_RESTRICT a, int64_t lda,
                                                                        const float* KILN_RESTRICT b, int64_t b_k,
                                                                        float* KILN_RESTRICT c, int64_t ldc) {
-  KILN_PANEL_GROUP_FOR_ROWS(KILN_PANEL_GROUP_LOAD)
+  KILN_GROUP_FOR_ROWS(KILN_PANEL_GROUP_LOAD)
   for (int64_t p = 0; p < k; ++p) {
     const __m256 b0 = _mm256_loadu_ps(b + p * b_k), b1 = _mm256_loadu_ps(b + p * b_k + 8);
-    KILN_PANEL_GROUP_FOR_ROWS(KILN_PANEL_GROUP_FMA)
+    KILN_GROUP_FOR_ROWS(KILN_PANEL_GROUP_FMA)
   }
-  KILN_PANEL_GROUP_FOR_ROWS(KILN_PANEL_GROUP_STORE)
+  KILN_GROUP_FOR_ROWS(KILN_PANEL_GROUP_STORE)
 }
 
 #define KILN_DEFINE_PANEL_TILE(MR)                                                                               \
