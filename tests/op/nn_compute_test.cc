@@ -4,6 +4,9 @@
 // depthwise rows, unrolled and reduced pool windows) and tiles that do not divide the shapes.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+
 #include "kiln/op/strategy.h"
 #include "op/compute_test_util.h"
 
@@ -39,10 +42,16 @@ bool has_computes(std::initializer_list<const char*> ops) {
   return true;
 }
 
+// The tile of a float convolution whose channels 8 divides: 8 rows, 12 with the 8-lane vectors
+// of AVX2 (two groups of six rows there).
+std::string whole_channel_tile() {
+  return Target::host().vector_lanes == 8 ? "kiln_sgemm_nn_f32_12x32(" : "kiln_sgemm_nn_f32_8x32(";
+}
+
 TEST(NnCompute, Conv2dPaddedRowsUsesTheMicroKernel) {
   std::string source = expect_compiled_matches_interpreter(
       conv_fn("1, 8, 10, 11", "16, 8, 3, 3", "padding=[1, 1, 1, 1]"), reduction_tolerance());
-  EXPECT_NE(source.find("kiln_sgemm_nn_f32_8x32("), std::string::npos) << source;
+  EXPECT_NE(source.find(whole_channel_tile()), std::string::npos) << source;
 }
 
 TEST(NnCompute, Conv2dAsymmetricPaddingDilationAndKernels) {
@@ -56,7 +65,7 @@ TEST(NnCompute, Conv2dDirect1x1) {
   expect_conv("1, 20, 10, 10", "24, 20, 1, 1", "");  // two tiles of 64 positions, the last partial
   std::string source =
       expect_compiled_matches_interpreter(conv_fn("1, 16, 16, 16", "32, 16, 1, 1", ""), reduction_tolerance());
-  EXPECT_NE(source.find("kiln_sgemm_nn_f32_8x32("), std::string::npos) << source;
+  EXPECT_NE(source.find(whole_channel_tile()), std::string::npos) << source;
 }
 
 TEST(NnCompute, Conv2dStridedGathersTaps) {
@@ -70,8 +79,8 @@ TEST(NnCompute, Conv2dStridedGathersTaps) {
   expect_conv("1, 3, 19, 17", "5, 3, 3, 3", "strides=[2, 2], padding=[0, 1, 1, 0]");
 }
 
-// Float tiles are 8 channels, or 12 when 8 does not divide the channels; the channels past the
-// last whole tile take tiles of 8, 4, 2 and 1 rows.
+// Float tiles are 8 channels, or 12 when 8 does not divide the channels (always 12 with AVX2); the
+// channels past the last whole tile take tiles of 8, 4, 2 and 1 rows.
 TEST(NnCompute, Conv2dChannelsThatDoNotFillATile) {
   expect_conv("1, 5, 8, 8", "7, 5, 3, 3", "padding=[1, 1, 1, 1]");  // 7 output channels: 4 + 2 + 1 rows
   expect_conv("1, 5, 8, 8", "6, 5, 1, 1", "");                      // 4 + 2
@@ -189,7 +198,7 @@ TEST(NnCompute, Conv2dFusedBiasRelu) {
   if (!has_computes({"nn.bias_add", "nn.relu"})) GTEST_SKIP() << "nn.bias_add or nn.relu has no compute yet";
   expect_fused_conv("1, 8, 10, 11", "16, 8, 3, 3", 16, "padding=[1, 1, 1, 1]");     // padded rows
   std::string direct = expect_fused_conv("1, 16, 10, 10", "24, 16, 1, 1", 24, "");  // direct, tiles in the loop
-  EXPECT_NE(direct.find("kiln_sgemm_nn_f32_8x32("), std::string::npos) << direct;
+  EXPECT_NE(direct.find(whole_channel_tile()), std::string::npos) << direct;
   expect_fused_conv("1, 24, 15, 15", "116, 24, 1, 1", 116, "");  // blocks of 60 channels, the last past 116
   expect_fused_conv("1, 6, 13, 11", "16, 6, 3, 3", 16, "strides=[2, 2], padding=[1, 1, 1, 1]");  // gathered taps
   expect_fused_conv("1, 8, 12, 13", "8, 1, 3, 3", 8, "padding=[1, 1, 1, 1], groups=8");          // depthwise
@@ -200,13 +209,19 @@ TEST(NnCompute, Conv2dFusedBiasRelu) {
 
 // A strided layer whose positions fit one im2col tile (ConvNeXt's 2x2 stride-2 downsampling to
 // 7x7, RegNet's grouped stride-2 blocks to 14x14) gathers its taps once at the root and splits
-// its output into tiles of 64 channels, so that it is more than one task.
+// its output into channel tiles (64 channels with 8-row tiles, 12 with AVX2's 12-row tiles, the
+// only multiple of 12 below 64 that divides the 132 channels of the core), so that it is more than
+// one task.
 TEST(NnCompute, Conv2dStridedSingleTileSplitsChannels) {
   if (!has_computes({"nn.bias_add", "nn.relu"})) GTEST_SKIP() << "nn.bias_add or nn.relu has no compute yet";
-  for (const std::string& source :
-       {expect_fused_conv("1, 64, 14, 14", "128, 64, 2, 2", 128, "strides=[2, 2]"),
-        expect_fused_conv("1, 128, 28, 28", "128, 8, 3, 3", 128, "strides=[2, 2], padding=[1, 1, 1, 1], groups=16")}) {
-    EXPECT_NE(source.find("parallel_for(2,"), std::string::npos) << source;
+  const std::string dense_tasks = Target::host().vector_lanes == 8 ? "parallel_for(11," : "parallel_for(2,";
+  const std::pair<std::string, std::string> cases[] = {
+      {expect_fused_conv("1, 64, 14, 14", "128, 64, 2, 2", 128, "strides=[2, 2]"), dense_tasks},
+      // grouped: 8-row tiles on every target
+      {expect_fused_conv("1, 128, 28, 28", "128, 8, 3, 3", 128, "strides=[2, 2], padding=[1, 1, 1, 1], groups=16"),
+       "parallel_for(2,"}};
+  for (const auto& [source, tasks] : cases) {
+    EXPECT_NE(source.find(tasks), std::string::npos) << source;
     EXPECT_EQ(source.find("parallel_for(1,"), std::string::npos) << source;
   }
 }

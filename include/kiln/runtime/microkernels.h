@@ -157,8 +157,9 @@ static inline __mmask16 kiln_tail_mask16(int64_t n) {
 /* 16 ymm registers: the tile runs as strips of 16 columns, each in groups of up to six rows (12
  * accumulators beside two B vectors and the broadcast; MR = 8 as two groups of four). The
  * accumulators are named variables, as in the panel group: GCC keeps arrays of vectors on the
- * stack. A strip narrower than 16 columns loads and stores through lane masks (`full` is a
- * literal once inlined, so whole strips carry no mask). */
+ * stack. A strip narrower than 16 columns loads and stores through lane masks, one vector per row
+ * when it is 8 columns or fewer (`vecs` and `full` are literals once inlined, so whole strips
+ * carry no mask). */
 #define KILN_GROUP_FOR_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
 static inline __attribute__((always_inline)) __m256 kiln_nn_load8(const float* p, __m256i mask, int full) {
   return full ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, mask);
@@ -169,38 +170,39 @@ static inline __attribute__((always_inline)) void kiln_nn_store8(float* p, __m25
   else
     _mm256_maskstore_ps(p, mask, v);
 }
-#define KILN_NN_GROUP_LOAD(i)                            \
-  __m256 c0_##i = _mm256_setzero_ps(), c1_##i = c0_##i;  \
-  if ((i) < rows) {                                      \
-    c0_##i = kiln_nn_load8(c + (i)*c_row, m0, full);     \
-    c1_##i = kiln_nn_load8(c + (i)*c_row + 8, m1, full); \
+#define KILN_NN_GROUP_LOAD(i)                                          \
+  __m256 c0_##i = _mm256_setzero_ps(), c1_##i = c0_##i;                \
+  if ((i) < rows) {                                                    \
+    c0_##i = kiln_nn_load8(c + (i)*c_row, m0, full);                   \
+    if (vecs > 1) c1_##i = kiln_nn_load8(c + (i)*c_row + 8, m1, full); \
   }
 #define KILN_NN_GROUP_FMA(i)                                  \
   if ((i) < rows) {                                           \
     const __m256 av = _mm256_broadcast_ss(a_tap + (i)*a_row); \
     c0_##i = _mm256_fmadd_ps(av, b0, c0_##i);                 \
-    c1_##i = _mm256_fmadd_ps(av, b1, c1_##i);                 \
+    if (vecs > 1) c1_##i = _mm256_fmadd_ps(av, b1, c1_##i);   \
   }
-#define KILN_NN_GROUP_STORE(i)                           \
-  if ((i) < rows) {                                      \
-    kiln_nn_store8(c + (i)*c_row, m0, full, c0_##i);     \
-    kiln_nn_store8(c + (i)*c_row + 8, m1, full, c1_##i); \
+#define KILN_NN_GROUP_STORE(i)                                         \
+  if ((i) < rows) {                                                    \
+    kiln_nn_store8(c + (i)*c_row, m0, full, c0_##i);                   \
+    if (vecs > 1) kiln_nn_store8(c + (i)*c_row + 8, m1, full, c1_##i); \
   }
-#define KILN_NN_GROUP_LOOP(TAPS_H, TAPS_W)                                                         \
-  for (int64_t p = 0; p < k; ++p)                                                                  \
-    for (int64_t r = 0; r < (TAPS_H); ++r)                                                         \
-      for (int64_t s = 0; s < (TAPS_W); ++s) {                                                     \
-        const float* KILN_RESTRICT a_tap = a + p * a_k + r * a_th + s * a_tw;                      \
-        const float* KILN_RESTRICT b_tap = b + p * b_k + r * b_th + s * b_tw;                      \
-        const __m256 b0 = kiln_nn_load8(b_tap, m0, full), b1 = kiln_nn_load8(b_tap + 8, m1, full); \
-        KILN_GROUP_FOR_ROWS(KILN_NN_GROUP_FMA)                                                     \
+#define KILN_NN_GROUP_LOOP(TAPS_H, TAPS_W)                                    \
+  for (int64_t p = 0; p < k; ++p)                                             \
+    for (int64_t r = 0; r < (TAPS_H); ++r)                                    \
+      for (int64_t s = 0; s < (TAPS_W); ++s) {                                \
+        const float* KILN_RESTRICT a_tap = a + p * a_k + r * a_th + s * a_tw; \
+        const float* KILN_RESTRICT b_tap = b + p * b_k + r * b_th + s * b_tw; \
+        const __m256 b0 = kiln_nn_load8(b_tap, m0, full);                     \
+        const __m256 b1 = vecs > 1 ? kiln_nn_load8(b_tap + 8, m1, full) : b0; \
+        KILN_GROUP_FOR_ROWS(KILN_NN_GROUP_FMA)                                \
       }
 
-/* rows (<= 6) x min(cols, 16) columns of the NN tile's contract. */
+/* rows (<= 6) x min(cols, 8 vecs) columns of the NN tile's contract, in vecs (1 or 2) vectors. */
 static inline __attribute__((always_inline)) void kiln_sgemm_nn_group_f32(
-    int64_t rows, int full, int64_t cols, int64_t k, int64_t taps_h, int64_t taps_w, const float* KILN_RESTRICT a,
-    int64_t a_row, int64_t a_k, int64_t a_th, int64_t a_tw, const float* KILN_RESTRICT b, int64_t b_k, int64_t b_th,
-    int64_t b_tw, float* KILN_RESTRICT c, int64_t c_row) {
+    int64_t rows, int vecs, int full, int64_t cols, int64_t k, int64_t taps_h, int64_t taps_w,
+    const float* KILN_RESTRICT a, int64_t a_row, int64_t a_k, int64_t a_th, int64_t a_tw, const float* KILN_RESTRICT b,
+    int64_t b_k, int64_t b_th, int64_t b_tw, float* KILN_RESTRICT c, int64_t c_row) {
   const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   const int32_t left = cols < 16 ? (int32_t)cols : 16;
   const __m256i m0 = _mm256_cmpgt_epi32(_mm256_set1_epi32(left), lane);
@@ -216,12 +218,12 @@ static inline __attribute__((always_inline)) void kiln_sgemm_nn_group_f32(
   KILN_GROUP_FOR_ROWS(KILN_NN_GROUP_STORE)
 }
 
-#define KILN_NN_GROUPS(FULL, COLS)                                                                                     \
-  kiln_sgemm_nn_group_f32(R_, FULL, COLS, k, taps_h, taps_w, a, a_row, a_k, a_th, a_tw, b + j, b_k, b_th, b_tw, c + j, \
-                          c_row);                                                                                      \
-  if (G_ > 1)                                                                                                          \
-    kiln_sgemm_nn_group_f32(M_ - R_, FULL, COLS, k, taps_h, taps_w, a + R_ * a_row, a_row, a_k, a_th, a_tw, b + j,     \
-                            b_k, b_th, b_tw, c + R_ * c_row + j, c_row);
+#define KILN_NN_GROUPS(VECS, FULL, COLS)                                                                              \
+  kiln_sgemm_nn_group_f32(R_, VECS, FULL, COLS, k, taps_h, taps_w, a, a_row, a_k, a_th, a_tw, b + j, b_k, b_th, b_tw, \
+                          c + j, c_row);                                                                              \
+  if (G_ > 1)                                                                                                         \
+    kiln_sgemm_nn_group_f32(M_ - R_, VECS, FULL, COLS, k, taps_h, taps_w, a + R_ * a_row, a_row, a_k, a_th, a_tw,     \
+                            b + j, b_k, b_th, b_tw, c + R_ * c_row + j, c_row);
 
 #define KILN_DEFINE_SGEMM_NN(MR, NR)                                                                       \
   static inline int32_t kiln_sgemm_nn_f32_##MR##x##NR(                                                     \
@@ -231,9 +233,11 @@ static inline __attribute__((always_inline)) void kiln_sgemm_nn_group_f32(
     enum { M_ = (MR), G_ = (M_ + 5) / 6, R_ = (M_ + G_ - 1) / G_ };                                        \
     for (int64_t j = 0; j < (NR) && j < n; j += 16) {                                                      \
       if (n - j >= 16) {                                                                                   \
-        KILN_NN_GROUPS(1, 16)                                                                              \
+        KILN_NN_GROUPS(2, 1, 16)                                                                           \
+      } else if (n - j > 8) {                                                                              \
+        KILN_NN_GROUPS(2, 0, n - j)                                                                        \
       } else {                                                                                             \
-        KILN_NN_GROUPS(0, n - j)                                                                           \
+        KILN_NN_GROUPS(1, 0, n - j)                                                                        \
       }                                                                                                    \
     }                                                                                                      \
     return 0;                                                                                              \
