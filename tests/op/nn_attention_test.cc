@@ -122,6 +122,28 @@ TEST(NnAttentionCompute, OddSizesMatchTheReference) {
   }
 }
 
+// Blocks of query rows divide Sq. When no divisor of at least 8 rows fits its scores and
+// probabilities in half of L2 (a prime Sq, ViT-B/16's 197 tokens on a 512 KB L2), the block is the
+// smallest divisor of at least 8 rows, not one row: a product of one row per task would transpose
+// the keys for every query.
+TEST(NnAttentionCompute, RowBlocksOfAtLeastEightRows) {
+  CompareOptions o;
+  o.rtol = 1e-4;
+  o.atol = 1e-5;
+  o.target.l2_bytes = 64 * 1024;  // half of it holds 20 rows of 2 x 197 floats
+  struct Case {
+    int64_t sq;
+    std::string block;  // the block's row count in the NT product's call
+  };
+  for (const Case& c : std::vector<Case>{{197, "(197, 197, 64,"}, {198, "(18, 198, 64,"}, {400, "(10, 400, 64,"}}) {
+    const Shape qkv{2, c.sq, 64};
+    const std::string fn = attention_fn(qkv, qkv, qkv, "", "");
+    SCOPED_TRACE(fn);
+    const std::string source = expect_compiled_matches_interpreter(fn, o);
+    EXPECT_NE(source.find("kiln_sgemm_panels_nt_f32" + c.block), std::string::npos) << source;
+  }
+}
+
 TEST(NnAttentionCompute, Float64TakesThePlainLoops) {
   const std::string fn =
       "fn (%q: Tensor[(2, 5, 8), float64], %k: Tensor[(2, 7, 8), float64], %v: Tensor[(2, 7, 3), float64], "

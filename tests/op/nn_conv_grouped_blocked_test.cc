@@ -163,6 +163,21 @@ TEST(GroupedBlockedConv2d, OneBlockPerGroupRunsTheTile) {
   }
 }
 
+// Strides past 2: patch embeddings (ViT's 16x16 windows at stride 16 over one block of three
+// channels, a 4x4 stride-4 stem over two-channel blocks), and a 3x3 window at stride 3 that
+// leaves columns unread.
+TEST(GroupedBlockedConv2d, WideStridesRunTheTile) {
+  const std::vector<GroupedConv> cases = {
+      {{1, 3, 32, 48}, 32, 1, 16, 16, 0, 3, 16},
+      {{1, 4, 17, 18}, 16, 1, 4, 4, 0, 2, 16},
+      {{1, 16, 13, 14}, 16, 1, 3, 3, 1, 16, 16},
+  };
+  for (const GroupedConv& c : cases) {
+    const std::string source = expect_blocked_matches_nchw(c);
+    EXPECT_NE(source.find(kTileCall), std::string::npos) << c.str();
+  }
+}
+
 // Several blocks per group: two input blocks (C = 64, G = 2; C = 96, G = 3), two output blocks
 // of one input block each (O = 96, G = 3: tiles of 3 output blocks would straddle two groups),
 // a width of 17 computed as 18 with batch 2, and 8-wide input blocks.

@@ -132,7 +132,7 @@ struct WidthTiling {
 // of the target's vector width (AVX2's 8).
 bool block_tiles_apply(const BlockedShape& s, const ConvLayoutChoice& blocks, const Target& target) {
   return !blocks.depthwise && (s.y == 16 || s.y == target.vector_lanes) && s.dtype == DType::kFloat32 &&
-         s.out_dtype == DType::kFloat32 && s.strides.w <= 2;
+         s.out_dtype == DType::kFloat32;
 }
 
 // As many positions as the vector registers hold beside the weight vector and a broadcast input:
