@@ -1,7 +1,8 @@
 // The panel GEMM of kiln/runtime/microkernels.h (kiln_sgemm_panels_f32, kiln_sgemm_panels_nt_f32)
-// compiled as generated code is (CCompiler, -march=native: the AVX-512 row tiles of 12 on such a
-// machine) on sizes that leave remainders everywhere: m not a multiple of the row tile, n not a
-// multiple of the 32-column panel, k not a multiple of the k-block, packed and row-major B.
+// compiled as generated code is, for each instruction set the header has a path for (AVX-512's
+// row tiles of 12, AVX2's 6-row groups and one-row tile, the portable loops), on sizes that leave
+// remainders everywhere: m not a multiple of the row tile, n not a multiple of the 32-column
+// panel, k not a multiple of the k-block or odd, packed and row-major B.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -41,18 +42,7 @@ int32_t transposed(void* const* args) {
 }
 )";
 
-// The source is compiled once for the suite, into a directory removed afterwards.
-class PanelGemmTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    cache_ = std::make_unique<testing::TestKernelCache>();
-    library_ = cache_->compile(kSource);
-  }
-  static void TearDownTestSuite() { cache_.reset(); }
-
-  static inline std::unique_ptr<testing::TestKernelCache> cache_;
-  static inline std::string library_;
-};
+using PanelGemmTest = testing::PerIsaKernelTest;
 
 struct Sizes {
   int64_t m, n, k, kc;
@@ -100,28 +90,33 @@ void expect_product(const testing::LoadedKernels& lib, const char* kernel, const
   }
 }
 
-// Row counts around the row tiles of 8 and 12 (one row, a partial tile, whole tiles plus a rest),
+// Row counts around the row tiles of 6, 8 and 12 (one row, a partial tile, whole tiles plus a rest),
 // columns around the 32-column panel, k in several k-blocks with a partial last one. A single
 // row tile runs the whole k whatever kc says, prefetching KILN_PANEL_STREAM_AHEAD rows ahead:
-// k past that distance, with a kc it must ignore.
-const std::vector<Sizes> kSizes = {{1, 32, 16, 0},    {5, 7, 3, 0},      {12, 32, 40, 16},
-                                   {13, 45, 37, 16},  {25, 100, 70, 32}, {24, 64, 200, 64},
-                                   {197, 33, 50, 16}, {1, 70, 300, 64},  {3, 40, 131, 32}};
+// k past that distance, with a kc it must ignore; an odd k for the one-row tile's step pairs.
+const std::vector<Sizes> kSizes = {{1, 32, 16, 0},    {5, 7, 3, 0},      {12, 32, 40, 16},  {13, 45, 37, 16},
+                                   {25, 100, 70, 32}, {24, 64, 200, 64}, {197, 33, 50, 16}, {1, 70, 300, 64},
+                                   {3, 40, 131, 32},  {1, 64, 77, 0}};
 
-TEST_F(PanelGemmTest, PackedPanels) {
-  testing::LoadedKernels lib(library_);
+TEST_P(PanelGemmTest, PackedPanels) {
+  if (!cpu_runs_param()) GTEST_SKIP() << "this CPU has no AVX-512";
+  testing::LoadedKernels lib(compile_for_param(kSource));
   for (const Sizes& s : kSizes) expect_product(lib, "packed", s, BLayout::kPacked);
 }
 
-TEST_F(PanelGemmTest, RowMajorB) {
-  testing::LoadedKernels lib(library_);
+TEST_P(PanelGemmTest, RowMajorB) {
+  if (!cpu_runs_param()) GTEST_SKIP() << "this CPU has no AVX-512";
+  testing::LoadedKernels lib(compile_for_param(kSource));
   for (const Sizes& s : kSizes) expect_product(lib, "row_major", s, BLayout::kRowMajor);
 }
 
-TEST_F(PanelGemmTest, TransposedB) {
-  testing::LoadedKernels lib(library_);
+TEST_P(PanelGemmTest, TransposedB) {
+  if (!cpu_runs_param()) GTEST_SKIP() << "this CPU has no AVX-512";
+  testing::LoadedKernels lib(compile_for_param(kSource));
   for (const Sizes& s : kSizes) expect_product(lib, "transposed", s, BLayout::kTransposed);
 }
+
+INSTANTIATE_TEST_SUITE_P(InstructionSets, PanelGemmTest, testing::kKernelInstructionSets);
 
 }  // namespace
 }  // namespace kiln::codegen
