@@ -150,6 +150,14 @@ TEST(GroupedBlockedConv2d, RelationTakesOneGroupsInputBlocks) {
             std::string::npos);
 }
 
+// Each case matches the plain convolution and runs kiln_conv_nchwc_f32.
+void expect_tiles_match_nchw(const std::vector<GroupedConv>& cases) {
+  for (const GroupedConv& c : cases) {
+    const std::string source = expect_blocked_matches_nchw(c);
+    EXPECT_NE(source.find(kTileCall), std::string::npos) << c.str();
+  }
+}
+
 // One 16-channel block per group (C = O = 48, G = 3): 3x3 at strides 1 and 2, and 1x1.
 TEST(GroupedBlockedConv2d, OneBlockPerGroupRunsTheTile) {
   const std::vector<GroupedConv> cases = {
@@ -157,10 +165,7 @@ TEST(GroupedBlockedConv2d, OneBlockPerGroupRunsTheTile) {
       {{1, 48, 11, 11}, 48, 3, 3, 2, 1, 16, 16},
       {{1, 48, 7, 9}, 48, 3, 1, 1, 0, 16, 16},
   };
-  for (const GroupedConv& c : cases) {
-    const std::string source = expect_blocked_matches_nchw(c);
-    EXPECT_NE(source.find(kTileCall), std::string::npos) << c.str();
-  }
+  expect_tiles_match_nchw(cases);
 }
 
 // Strides past 2: patch embeddings (ViT's 16x16 windows at stride 16 over one block of three
@@ -172,10 +177,7 @@ TEST(GroupedBlockedConv2d, WideStridesRunTheTile) {
       {{1, 4, 17, 18}, 16, 1, 4, 4, 0, 2, 16},
       {{1, 16, 13, 14}, 16, 1, 3, 3, 1, 16, 16},
   };
-  for (const GroupedConv& c : cases) {
-    const std::string source = expect_blocked_matches_nchw(c);
-    EXPECT_NE(source.find(kTileCall), std::string::npos) << c.str();
-  }
+  expect_tiles_match_nchw(cases);
 }
 
 // Several blocks per group: two input blocks (C = 64, G = 2; C = 96, G = 3), two output blocks
@@ -190,10 +192,7 @@ TEST(GroupedBlockedConv2d, SeveralBlocksPerGroupKeepTilesInsideAGroup) {
       {{2, 64, 5, 17}, 64, 2, 3, 1, 1, 16, 16},
       {{1, 32, 6, 6}, 64, 2, 3, 1, 1, 8, 16},  // 2 input blocks of 8 per group
   };
-  for (const GroupedConv& c : cases) {
-    const std::string source = expect_blocked_matches_nchw(c);
-    EXPECT_NE(source.find(kTileCall), std::string::npos) << c.str();
-  }
+  expect_tiles_match_nchw(cases);
 }
 
 // 8-wide output blocks run kiln_conv_nchwc_f32 where 8 lanes are the host's vector (AVX2), else

@@ -947,9 +947,6 @@ static inline void kiln_rec_task_panels(const KilnRecStep* s, int64_t task, int6
   *p1 = per_gate * (task + 1) / s->tasks;
 }
 
-/* acc[b][g * hp + j] = a[b] . R^T column g * hp + j, for the gates [g0, g1) and the task's columns.
- * One row (batch 1, the usual inference case) is a GEMV over four panels at a time, eight
- * independent accumulators, so the loads of R rather than the FMA latency set the pace. */
 /* The vector the recurrent products' one-image path, the depthwise rows, the convolution tile and
  * the activations of convolution stores work in: 16 lanes with AVX-512, 8 with AVX2 and FMA; none
  * otherwise (scalar loops). */
@@ -991,6 +988,9 @@ typedef __m256 kiln_dw_vec;
 #define KILN_REC_STORE(j) KILN_DW_STORE(KILN_REC_OUT(j), c##j);
 #endif
 
+/* acc[b][g * hp + j] = a[b] . R^T column g * hp + j, for the gates [g0, g1) and the task's columns.
+ * One row (batch 1, the usual inference case) is a GEMV over KILN_REC_PANELS panels at a time,
+ * eight independent accumulators, so the loads of R rather than the FMA latency set the pace. */
 static inline void kiln_rec_product_f32(const KilnRecStep* s, const float* KILN_RESTRICT a, int64_t g0, int64_t g1,
                                         int64_t p0, int64_t p1) {
   const int64_t k = s->hidden, per_gate = s->hp / KILN_PANEL_NR, stride = k * KILN_PANEL_NR, ldc = s->gates * s->hp;
