@@ -1666,8 +1666,7 @@ static inline __attribute__((always_inline)) kiln_dw_vec kiln_activate_vec(int32
 
 #if defined(KILN_DW_VL)
 /* The register tile in vectors of KILN_DW_VL lanes, one vector per output block: zmm on AVX-512,
- * ymm on AVX2 (whose 16 registers hold fewer accumulators: the compiler's tile choice,
- * conv_register_tile, leaves room for the blocks' weights and a broadcast there). */
+ * the whole tile in registers; ymm on AVX2, in sub-tiles (below). */
 
 /* Row by row, each row's blocks together: a broadcast input is dead after its row's FMAs. */
 #define KILN_CONV_TILE_FOR_BLOCKS(X, r) X(0, r) X(1, r) X(2, r) X(3, r)
@@ -1721,6 +1720,122 @@ static inline __attribute__((always_inline)) kiln_dw_vec kiln_activate_vec(int32
 #define KILN_CONV_PREFETCH_DATA(p, i) \
   if ((i)*16 < rows * step && ic + KILN_CONV_DATA_AHEAD < cb) _mm_prefetch((const char*)((p) + (i)*16), _MM_HINT_T0);
 
+#if KILN_DW_VL == 8
+/* AVX2: sixteen registers cannot hold a tile whose weights are read from L1 for enough
+ * multiply-adds, so the tile is walked in sub-tiles of 12 / blocks positions x blocks (12
+ * accumulators) over chunks of input blocks whose weights fit L1: each chunk's partial sums go
+ * through C, the weights stay in L1 while the tile's sub-tiles reuse them. With three or four
+ * blocks the weights are the multiply-adds' memory operands (12 accumulators, a broadcast, no
+ * weight registers), as GCC would otherwise keep each block's weight in a register and spill:
+ * 3 broadcasts + 12 FMAs per step where the 14 x 1 tile took 14 broadcasts, a load and 14 FMAs. */
+#define KILN_CONV8_FMA_MEM(acc, x, p) __asm__("vfmadd231ps %2, %1, %0" : "+x"(acc) : "x"(x), "m"(*(const __m256_u*)(p)))
+#define KILN_CONV8_FMA(acc, x, p)                            \
+  {                                                          \
+    if (blocks > 2)                                          \
+      KILN_CONV8_FMA_MEM(acc, x, p);                         \
+    else                                                     \
+      acc = _mm256_fmadd_ps((x), _mm256_loadu_ps(p), (acc)); \
+  }
+/* Weights of the input blocks of one chunk: about half of L1. */
+#define KILN_CONV8_CHUNK_BYTES 16384
+#define KILN_CONV8_FOR_ROWS(X, b) \
+  X(b, 0) X(b, 1) X(b, 2) X(b, 3) X(b, 4) X(b, 5) X(b, 6) X(b, 7) X(b, 8) X(b, 9) X(b, 10) X(b, 11)
+#define KILN_CONV8_FOR_TILE(X) \
+  KILN_CONV8_FOR_ROWS(X, 0) KILN_CONV8_FOR_ROWS(X, 1) KILN_CONV8_FOR_ROWS(X, 2) KILN_CONV8_FOR_ROWS(X, 3)
+#define KILN_CONV8_LIVE(b, r) ((b) < blocks && (r) < n)
+#define KILN_CONV8_AT(b, r) ((b)*c_block + (r)*8)
+#define KILN_CONV8_LOAD(b, r)                                                  \
+  __m256 acc##b##_##r = !KILN_CONV8_LIVE(b, r) ? _mm256_setzero_ps()           \
+                        : init                 ? _mm256_loadu_ps(init + (b)*8) \
+                                               : _mm256_loadu_ps(c + KILN_CONV8_AT(b, r));
+#define KILN_CONV8_ROW(r, i)                                     \
+  if ((r) < n) {                                                 \
+    const __m256 x_ = _mm256_broadcast_ss(dc + (r)*step + (i));  \
+    KILN_CONV8_FMA(acc0_##r, x_, wi)                             \
+    if (blocks > 1) KILN_CONV8_FMA(acc1_##r, x_, wi + w_out)     \
+    if (blocks > 2) KILN_CONV8_FMA(acc2_##r, x_, wi + 2 * w_out) \
+    if (blocks > 3) KILN_CONV8_FMA(acc3_##r, x_, wi + 3 * w_out) \
+  }
+/* clang-format off */
+#define KILN_CONV8_STEP(i)                                                                                 \
+  {                                                                                                        \
+    const float* KILN_RESTRICT wi = wc + (i)*8;                                                            \
+    KILN_CONV8_ROW(0, i) KILN_CONV8_ROW(1, i) KILN_CONV8_ROW(2, i) KILN_CONV8_ROW(3, i)                     \
+    KILN_CONV8_ROW(4, i) KILN_CONV8_ROW(5, i) KILN_CONV8_ROW(6, i) KILN_CONV8_ROW(7, i)                     \
+    KILN_CONV8_ROW(8, i) KILN_CONV8_ROW(9, i) KILN_CONV8_ROW(10, i) KILN_CONV8_ROW(11, i)                   \
+  }
+/* clang-format on */
+#define KILN_CONV8_STORE(b, r)                                                               \
+  if (KILN_CONV8_LIVE(b, r)) {                                                               \
+    __m256 v_ = acc##b##_##r;                                                                \
+    if (last) {                                                                              \
+      if (residual) v_ = _mm256_add_ps(v_, _mm256_loadu_ps(residual + KILN_CONV8_AT(b, r))); \
+      v_ = kiln_activate_vec(act, lo, hi, v_);                                               \
+      if (twin) _mm256_storeu_ps(c + twin + KILN_CONV8_AT(b, r), v_);                        \
+    }                                                                                        \
+    _mm256_storeu_ps(c + KILN_CONV8_AT(b, r), v_);                                           \
+  }
+
+/* n positions (at most 12 / blocks) x blocks of input blocks [ic0, ic1): starting from init
+ * (the bias; C when null), through the epilogue when `last`. */
+static inline __attribute__((always_inline)) void kiln_conv8_subtile(
+    int64_t n, int64_t blocks, int64_t step, int64_t ic0, int64_t ic1, int64_t lanes, int64_t kh, int64_t kw,
+    const float* KILN_RESTRICT d, int64_t d_block, int64_t d_tap_row, int64_t d_tap_col, const float* KILN_RESTRICT w,
+    int64_t w_in, int64_t w_out, int64_t w_tap_row, int64_t w_tap_col, float* KILN_RESTRICT c, int64_t c_block,
+    const float* KILN_RESTRICT init, const float* KILN_RESTRICT residual, int32_t act, float lo, float hi, int64_t twin,
+    int last) {
+  KILN_CONV8_FOR_TILE(KILN_CONV8_LOAD)
+#pragma GCC unroll 1
+  for (int64_t ic = ic0; ic < ic1; ++ic) {
+    /* The sub-tile's rows of the input block KILN_CONV_DATA_AHEAD ahead (see KILN_CONV_PREFETCH_DATA). */
+    if (ic + KILN_CONV_DATA_AHEAD < ic1)
+      for (int64_t ty = 0; ty < kh; ++ty)
+        for (int64_t x = 0; x < n * step + (kw - 1) * d_tap_col; x += 16)
+          _mm_prefetch((const char*)(d + (ic + KILN_CONV_DATA_AHEAD) * d_block + ty * d_tap_row + x), _MM_HINT_T0);
+#pragma GCC unroll 1
+    for (int64_t ty = 0; ty < kh; ++ty)
+#pragma GCC unroll 1
+      for (int64_t tx = 0; tx < kw; ++tx) {
+        const float* KILN_RESTRICT dc = d + ic * d_block + ty * d_tap_row + tx * d_tap_col;
+        const float* KILN_RESTRICT wc = w + ic * w_in + ty * w_tap_row + tx * w_tap_col;
+        if (lanes == 8) {
+#pragma GCC unroll 8
+          for (int64_t i = 0; i < 8; ++i) KILN_CONV8_STEP(i)
+        } else {
+#pragma GCC unroll 1
+          for (int64_t i = 0; i < lanes; ++i) KILN_CONV8_STEP(i)
+        }
+      }
+  }
+  KILN_CONV8_FOR_TILE(KILN_CONV8_STORE)
+}
+
+static inline __attribute__((always_inline)) int32_t kiln_conv_nchwc_vec_ep_f32(
+    int64_t rows, int64_t blocks, int64_t stride, int64_t cb, int64_t lanes, int64_t kh, int64_t kw,
+    const float* KILN_RESTRICT d, int64_t d_block, int64_t d_tap_row, int64_t d_tap_col, const float* KILN_RESTRICT w,
+    int64_t w_in, int64_t w_out, int64_t w_tap_row, int64_t w_tap_col, float* KILN_RESTRICT c, int64_t c_block,
+    const float* KILN_RESTRICT bias, const float* KILN_RESTRICT residual, int32_t act, float lo, float hi,
+    int64_t twin) {
+  const int64_t step = lanes * stride, sub = 12 / blocks;
+  const int64_t per_block = blocks * kh * kw * lanes * 8 * (int64_t)sizeof(float);
+  const int64_t chunk = per_block >= KILN_CONV8_CHUNK_BYTES ? 1 : KILN_CONV8_CHUNK_BYTES / per_block;
+  for (int64_t ic0 = 0; ic0 < cb; ic0 += chunk) {
+    const int64_t ic1 = cb - ic0 > chunk ? ic0 + chunk : cb;
+    const float* KILN_RESTRICT init = ic0 == 0 ? bias : 0;
+    const int last = ic1 == cb;
+    int64_t p = 0;
+    for (; p + sub <= rows; p += sub)
+      kiln_conv8_subtile(sub, blocks, step, ic0, ic1, lanes, kh, kw, d + p * step, d_block, d_tap_row, d_tap_col, w,
+                         w_in, w_out, w_tap_row, w_tap_col, c + p * 8, c_block, init, residual ? residual + p * 8 : 0,
+                         act, lo, hi, twin, last);
+    if (rows % sub)
+      kiln_conv8_subtile(rows % sub, blocks, step, ic0, ic1, lanes, kh, kw, d + p * step, d_block, d_tap_row, d_tap_col,
+                         w, w_in, w_out, w_tap_row, w_tap_col, c + p * 8, c_block, init,
+                         residual ? residual + p * 8 : 0, act, lo, hi, twin, last);
+  }
+  return 0;
+}
+#else
 static inline __attribute__((always_inline)) int32_t kiln_conv_nchwc_vec_ep_f32(
     int64_t rows, int64_t blocks, int64_t stride, int64_t cb, int64_t lanes, int64_t kh, int64_t kw,
     const float* KILN_RESTRICT d, int64_t d_block, int64_t d_tap_row, int64_t d_tap_col, const float* KILN_RESTRICT w,
@@ -1757,6 +1872,7 @@ static inline __attribute__((always_inline)) int32_t kiln_conv_nchwc_vec_ep_f32(
   KILN_CONV_TILE_FOR_TILE(KILN_CONV_TILE_STORE)
   return 0;
 }
+#endif /* KILN_DW_VL == 8 */
 #endif /* KILN_DW_VL */
 
 /* Any output block width y, one y-lane accumulator at a time, left to the compiler: the tile

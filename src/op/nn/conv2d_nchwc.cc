@@ -376,26 +376,30 @@ void schedule_block_tiles(const ScheduleInput& in, const BlockedShape& s, const 
 // AVX-512 (16 lanes): 28 of the 32 registers, the multiply-adds broadcasting the inputs from
 // memory; each step loads positions + blocks vectors for positions x blocks multiply-adds, the
 // fewest per multiply-add wins, the larger tile on a tie (measured cache-resident: 7x4, 8x3, 7x3
-// at 92-95% of peak, 14x2 at 88-91%, 14x1 at 78-86%). AVX2 (8 lanes): 16 registers hold the
-// accumulators, the blocks' weights and the broadcast input; the inputs' broadcasts are scalar
-// loads beside the vector ones, and what bounds the small tiles is the weights streamed from L2
-// once per `positions` multiply-adds, so the most positions win, then the most blocks (ResNet-50
-// on Zen 3: 14x1 tiles 68% of peak where 4x2 and 2x4 ran at 45-50%).
+// at 92-95% of peak, 14x2 at 88-91%, 14x1 at 78-86%). AVX2 (8 lanes): the kernel walks the tile
+// in register sub-tiles of 12 accumulators over chunks of input blocks whose weights stay in L1,
+// so the tile is as wide as the kernel's positions allow and has as many blocks (up to 4) as
+// divide the group: the sub-tiles then broadcast one input per 4 multiply-adds (ResNet-50 on Zen 3:
+// the 14 x 1 tile that kept all its accumulators in registers ran its 1x1 layers at 45-70% of peak).
 ConvRegisterTile conv_register_tile(int64_t width, int64_t group_blocks, int64_t lanes) {
   ConvRegisterTile best;
-  const bool avx512 = lanes >= 16;
-  auto fits = [avx512](int64_t r, int64_t b) { return avx512 ? r * b <= 28 : r * b + b + 1 <= 16; };
+  if (lanes < 16) {
+    for (int64_t b = KILN_CONV_TILE_MAX_BLOCKS; b >= 1 && !best.blocks; --b)
+      if (group_blocks % b == 0) best.blocks = b;
+    for (int64_t r = std::min<int64_t>(width, KILN_CONV_TILE_MAX_ROWS); r >= 1 && !best.positions; --r)
+      if (width % r == 0) best.positions = r;
+    return best;
+  }
   auto loads_per_fma = [](int64_t r, int64_t b) { return static_cast<double>(r + b) / static_cast<double>(r * b); };
   auto better = [&](int64_t r, int64_t b) {
     if (!best.blocks) return true;
-    if (!avx512) return r > best.positions || (r == best.positions && b > best.blocks);
     const double loads = loads_per_fma(r, b), best_loads = loads_per_fma(best.positions, best.blocks);
     return loads < best_loads || (loads == best_loads && r * b > best.positions * best.blocks);
   };
   for (int64_t b = 1; b <= KILN_CONV_TILE_MAX_BLOCKS; ++b) {
     if (group_blocks % b) continue;
     for (int64_t r = std::min<int64_t>(width, KILN_CONV_TILE_MAX_ROWS); r >= 1; --r) {
-      if (width % r || !fits(r, b)) continue;
+      if (width % r || r * b > 28) continue;
       if (better(r, b)) best = {r, b};
       break;
     }
