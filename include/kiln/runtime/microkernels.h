@@ -1742,14 +1742,8 @@ static inline __attribute__((always_inline)) kiln_dw_vec kiln_activate_vec(int32
   X(b, 0) X(b, 1) X(b, 2) X(b, 3) X(b, 4) X(b, 5) X(b, 6) X(b, 7) X(b, 8) X(b, 9) X(b, 10) X(b, 11)
 #define KILN_CONV8_FOR_TILE(X) \
   KILN_CONV8_FOR_ROWS(X, 0) KILN_CONV8_FOR_ROWS(X, 1) KILN_CONV8_FOR_ROWS(X, 2) KILN_CONV8_FOR_ROWS(X, 3)
-#define KILN_CONV8_LIVE(b, r) ((b) < blocks && (r) < n)
-#define KILN_CONV8_AT(b, r) ((b)*c_block + (r)*8)
-#define KILN_CONV8_LOAD(b, r)                                                  \
-  __m256 acc##b##_##r = !KILN_CONV8_LIVE(b, r) ? _mm256_setzero_ps()           \
-                        : init                 ? _mm256_loadu_ps(init + (b)*8) \
-                                               : _mm256_loadu_ps(c + KILN_CONV8_AT(b, r));
 #define KILN_CONV8_ROW(r, i)                                     \
-  if ((r) < n) {                                                 \
+  if ((r) < rows) {                                              \
     const __m256 x_ = _mm256_broadcast_ss(dc + (r)*step + (i));  \
     KILN_CONV8_FMA(acc0_##r, x_, wi)                             \
     if (blocks > 1) KILN_CONV8_FMA(acc1_##r, x_, wi + w_out)     \
@@ -1765,32 +1759,26 @@ static inline __attribute__((always_inline)) kiln_dw_vec kiln_activate_vec(int32
     KILN_CONV8_ROW(8, i) KILN_CONV8_ROW(9, i) KILN_CONV8_ROW(10, i) KILN_CONV8_ROW(11, i)                   \
   }
 /* clang-format on */
-#define KILN_CONV8_STORE(b, r)                                                               \
-  if (KILN_CONV8_LIVE(b, r)) {                                                               \
-    __m256 v_ = acc##b##_##r;                                                                \
-    if (last) {                                                                              \
-      if (residual) v_ = _mm256_add_ps(v_, _mm256_loadu_ps(residual + KILN_CONV8_AT(b, r))); \
-      v_ = kiln_activate_vec(act, lo, hi, v_);                                               \
-      if (twin) _mm256_storeu_ps(c + twin + KILN_CONV8_AT(b, r), v_);                        \
-    }                                                                                        \
-    _mm256_storeu_ps(c + KILN_CONV8_AT(b, r), v_);                                           \
-  }
+/* A chunk's partial sums, before the last chunk's KILN_CONV_TILE_STORE through the epilogue. */
+#define KILN_CONV8_STORE_PARTIAL(b, r) \
+  if (KILN_CONV_TILE_LIVE(b, r)) KILN_DW_STORE(c + KILN_CONV_TILE_AT(b, r), acc##b##_##r);
 
-/* n positions (at most 12 / blocks) x blocks of input blocks [ic0, ic1): starting from init
- * (the bias; C when null), through the epilogue when `last`. */
+/* `rows` positions (at most 12 / blocks) x blocks of input blocks [ic0, ic1): starting from the
+ * bias (C when null), through the epilogue when `last`. The tile's KILN_CONV_TILE_* macros serve
+ * its accumulators. */
 static inline __attribute__((always_inline)) void kiln_conv8_subtile(
-    int64_t n, int64_t blocks, int64_t step, int64_t ic0, int64_t ic1, int64_t lanes, int64_t kh, int64_t kw,
+    int64_t rows, int64_t blocks, int64_t step, int64_t ic0, int64_t ic1, int64_t lanes, int64_t kh, int64_t kw,
     const float* KILN_RESTRICT d, int64_t d_block, int64_t d_tap_row, int64_t d_tap_col, const float* KILN_RESTRICT w,
     int64_t w_in, int64_t w_out, int64_t w_tap_row, int64_t w_tap_col, float* KILN_RESTRICT c, int64_t c_block,
-    const float* KILN_RESTRICT init, const float* KILN_RESTRICT residual, int32_t act, float lo, float hi, int64_t twin,
+    const float* KILN_RESTRICT bias, const float* KILN_RESTRICT residual, int32_t act, float lo, float hi, int64_t twin,
     int last) {
-  KILN_CONV8_FOR_TILE(KILN_CONV8_LOAD)
+  KILN_CONV8_FOR_TILE(KILN_CONV_TILE_LOAD)
 #pragma GCC unroll 1
   for (int64_t ic = ic0; ic < ic1; ++ic) {
     /* The sub-tile's rows of the input block KILN_CONV_DATA_AHEAD ahead (see KILN_CONV_PREFETCH_DATA). */
     if (ic + KILN_CONV_DATA_AHEAD < ic1)
       for (int64_t ty = 0; ty < kh; ++ty)
-        for (int64_t x = 0; x < n * step + (kw - 1) * d_tap_col; x += 16)
+        for (int64_t x = 0; x < rows * step + (kw - 1) * d_tap_col; x += 16)
           _mm_prefetch((const char*)(d + (ic + KILN_CONV_DATA_AHEAD) * d_block + ty * d_tap_row + x), _MM_HINT_T0);
 #pragma GCC unroll 1
     for (int64_t ty = 0; ty < kh; ++ty)
@@ -1807,7 +1795,11 @@ static inline __attribute__((always_inline)) void kiln_conv8_subtile(
         }
       }
   }
-  KILN_CONV8_FOR_TILE(KILN_CONV8_STORE)
+  if (last) {
+    KILN_CONV8_FOR_TILE(KILN_CONV_TILE_STORE)
+  } else {
+    KILN_CONV8_FOR_TILE(KILN_CONV8_STORE_PARTIAL)
+  }
 }
 
 static inline __attribute__((always_inline)) int32_t kiln_conv_nchwc_vec_ep_f32(
@@ -1821,16 +1813,16 @@ static inline __attribute__((always_inline)) int32_t kiln_conv_nchwc_vec_ep_f32(
   const int64_t chunk = per_block >= KILN_CONV8_CHUNK_BYTES ? 1 : KILN_CONV8_CHUNK_BYTES / per_block;
   for (int64_t ic0 = 0; ic0 < cb; ic0 += chunk) {
     const int64_t ic1 = cb - ic0 > chunk ? ic0 + chunk : cb;
-    const float* KILN_RESTRICT init = ic0 == 0 ? bias : 0;
+    const float* KILN_RESTRICT start = ic0 == 0 ? bias : 0;
     const int last = ic1 == cb;
     int64_t p = 0;
     for (; p + sub <= rows; p += sub)
       kiln_conv8_subtile(sub, blocks, step, ic0, ic1, lanes, kh, kw, d + p * step, d_block, d_tap_row, d_tap_col, w,
-                         w_in, w_out, w_tap_row, w_tap_col, c + p * 8, c_block, init, residual ? residual + p * 8 : 0,
+                         w_in, w_out, w_tap_row, w_tap_col, c + p * 8, c_block, start, residual ? residual + p * 8 : 0,
                          act, lo, hi, twin, last);
     if (rows % sub)
       kiln_conv8_subtile(rows % sub, blocks, step, ic0, ic1, lanes, kh, kw, d + p * step, d_block, d_tap_row, d_tap_col,
-                         w, w_in, w_out, w_tap_row, w_tap_col, c + p * 8, c_block, init,
+                         w, w_in, w_out, w_tap_row, w_tap_col, c + p * 8, c_block, start,
                          residual ? residual + p * 8 : 0, act, lo, hi, twin, last);
   }
   return 0;

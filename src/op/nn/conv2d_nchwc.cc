@@ -135,9 +135,10 @@ bool block_tiles_apply(const BlockedShape& s, const ConvLayoutChoice& blocks, co
          s.out_dtype == DType::kFloat32;
 }
 
-// As many positions as the vector registers hold beside the weight vector and a broadcast input:
-// kiln_conv_nchwc_f32 takes up to 14; the generated tile 14 with 16-wide blocks (AVX-512's 32
-// registers: measured 10% faster than 8 on ResNet-18), 8 with narrower ones.
+// Up to 14 positions where kiln_conv_nchwc_f32 runs (AVX-512: as many as its registers hold
+// beside the weights and a broadcast; AVX2: the width its sub-tiles walk); the generated tile 14
+// with 16-wide blocks (AVX-512's 32 registers: measured 10% faster than 8 on ResNet-18), 8 with
+// narrower ones.
 WidthTiling width_tiling(const BlockedShape& s, const ConvLayoutChoice& blocks, const Target& target) {
   const int64_t limit = block_tiles_apply(s, blocks, target) || s.y >= 16 ? KILN_CONV_TILE_MAX_ROWS : 8;
   const int64_t exact = positions_per_tile(s.ow, limit);
