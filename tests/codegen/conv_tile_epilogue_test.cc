@@ -22,9 +22,10 @@ struct Tile {
   int64_t rows, blocks, stride, y;  // y: output channels per block
 };
 
-// AVX-512's tiles (28 accumulators) and AVX2's (accumulators, weights and a broadcast in 16).
-const std::vector<Tile> kTiles = {{7, 4, 1, 16}, {14, 2, 2, 16}, {3, 1, 1, 16}, {8, 3, 2, 16},
-                                  {4, 3, 1, 8},  {6, 2, 2, 8},   {2, 4, 1, 8},  {14, 1, 1, 8}};
+// AVX-512's tiles (28 accumulators) and AVX2's (sub-tiles of up to 12 accumulators, of equal
+// positions or of two sizes: 13 x 1 as 7 + 6, 7 x 4 as 3 + 2 + 2).
+const std::vector<Tile> kTiles = {{7, 4, 1, 16}, {14, 2, 2, 16}, {3, 1, 1, 16}, {8, 3, 2, 16}, {4, 3, 1, 8},
+                                  {6, 2, 2, 8},  {2, 4, 1, 8},   {14, 1, 1, 8}, {13, 1, 1, 8}, {7, 4, 2, 8}};
 constexpr int64_t kInputBlocks = 2, kWindow = 3, kLanes = 16;
 
 // The data of one input block: kWindow rows of the padded width the tile's taps reach.
