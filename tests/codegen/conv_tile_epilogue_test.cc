@@ -23,9 +23,11 @@ struct Tile {
 };
 
 // AVX-512's tiles (28 accumulators) and AVX2's (sub-tiles of up to 12 accumulators, of equal
-// positions or of two sizes: 13 x 1 as 7 + 6, 7 x 4 as 3 + 2 + 2).
-const std::vector<Tile> kTiles = {{7, 4, 1, 16}, {14, 2, 2, 16}, {3, 1, 1, 16}, {8, 3, 2, 16}, {4, 3, 1, 8},
-                                  {6, 2, 2, 8},  {2, 4, 1, 8},   {14, 1, 1, 8}, {13, 1, 1, 8}, {7, 4, 2, 8}};
+// positions or of two sizes: 13 x 1 as 7 + 6, 7 x 4 as 3 + 2 + 2; 12 x 4 and 11 x 4 in pairs of
+// blocks, 6 + 6 and 6 + 5 positions).
+const std::vector<Tile> kTiles = {{7, 4, 1, 16}, {14, 2, 2, 16}, {3, 1, 1, 16}, {8, 3, 2, 16},
+                                  {4, 3, 1, 8},  {6, 2, 2, 8},   {2, 4, 1, 8},  {14, 1, 1, 8},
+                                  {13, 1, 1, 8}, {7, 4, 2, 8},   {12, 4, 1, 8}, {11, 4, 2, 8}};
 constexpr int64_t kInputBlocks = 2, kWindow = 3, kLanes = 16;
 
 // The data of one input block: kWindow rows of the padded width the tile's taps reach.
@@ -42,7 +44,7 @@ std::string tile_name(const Tile& t) {
          std::to_string(t.y);
 }
 
-// args: act (int64), data, weight, bias, residual (NULL for none), out.
+// args: act (int64), data, weight, bias and residual (NULL for none), out.
 std::string source() {
   std::string s = std::string(testing::kMicrokernelPreamble) + testing::kActivationParameters;
   for (const Tile& t : kTiles) {
@@ -62,7 +64,8 @@ std::string source() {
 
 using ConvTileEpilogueTest = testing::PerIsaKernelTest;
 
-void expect_tile(const testing::LoadedKernels& lib, const Tile& t, int64_t act, bool with_residual) {
+// Without a bias the accumulators start at the tile's values in C (a sum continued).
+void expect_tile(const testing::LoadedKernels& lib, const Tile& t, int64_t act, bool with_residual, bool with_bias) {
   std::vector<float> data(kInputBlocks * data_block(t)), weight(t.blocks * weight_out(t)), bias(t.blocks * t.y);
   std::vector<float> residual(t.blocks * out_block(t));
   for (size_t p = 0; p < data.size(); ++p) data[p] = static_cast<float>((p * 37) % 23) / 7.0f - 1.5f;
@@ -71,14 +74,18 @@ void expect_tile(const testing::LoadedKernels& lib, const Tile& t, int64_t act, 
   for (size_t p = 0; p < residual.size(); ++p) residual[p] = static_cast<float>((p * 5) % 17) / 4.0f - 2.0f;
   constexpr float kUntouched = 1e30f;
   std::vector<float> out(t.blocks * out_block(t), kUntouched);
+  auto start_in_c = [](int64_t i) { return static_cast<float>(i % 9) * 0.125f - 0.5f; };
+  if (!with_bias)
+    for (int64_t b = 0; b < t.blocks; ++b)
+      for (int64_t i = 0; i < t.rows * t.y; ++i) out[b * out_block(t) + i] = start_in_c(b * out_block(t) + i);
   int64_t act_arg = act;
-  ASSERT_EQ(lib.call(tile_name(t), {&act_arg, data.data(), weight.data(), bias.data(),
+  ASSERT_EQ(lib.call(tile_name(t), {&act_arg, data.data(), weight.data(), with_bias ? bias.data() : nullptr,
                                     with_residual ? residual.data() : nullptr, out.data()}),
             0);
   for (int64_t b = 0; b < t.blocks; ++b) {
     for (int64_t r = 0; r < t.rows; ++r)
       for (int64_t l = 0; l < t.y; ++l) {
-        double sum = bias[b * t.y + l];
+        double sum = with_bias ? bias[b * t.y + l] : start_in_c(b * out_block(t) + r * t.y + l);
         for (int64_t ic = 0; ic < kInputBlocks; ++ic)
           for (int64_t ty = 0; ty < kWindow; ++ty)
             for (int64_t tx = 0; tx < kWindow; ++tx)
@@ -89,8 +96,8 @@ void expect_tile(const testing::LoadedKernels& lib, const Tile& t, int64_t act, 
         if (with_residual) sum += residual[b * out_block(t) + r * t.y + l];
         const double want = testing::reference_activation(sum, act);
         ASSERT_NEAR(out[b * out_block(t) + r * t.y + l], want, 1e-4 * (1 + std::fabs(want)))
-            << tile_name(t) << " act " << act << (with_residual ? " with" : " without") << " residual, block " << b
-            << " row " << r << " lane " << l;
+            << tile_name(t) << " act " << act << (with_residual ? " with" : " without") << " residual,"
+            << (with_bias ? " with" : " without") << " bias, block " << b << " row " << r << " lane " << l;
       }
     for (int64_t l = 0; l < t.y; ++l)
       ASSERT_EQ(out[b * out_block(t) + t.rows * t.y + l], kUntouched) << tile_name(t) << " stored past its rows";
@@ -102,7 +109,8 @@ TEST_P(ConvTileEpilogueTest, StartsAtTheBiasAddsTheResidualAndActivates) {
   testing::LoadedKernels lib(compile_for_param(source()));
   for (const Tile& t : kTiles)
     for (int64_t act : {0, 1, 3})
-      for (bool with_residual : {false, true}) expect_tile(lib, t, act, with_residual);
+      for (bool with_residual : {false, true})
+        for (bool with_bias : {true, false}) expect_tile(lib, t, act, with_residual, with_bias);
 }
 
 INSTANTIATE_TEST_SUITE_P(InstructionSets, ConvTileEpilogueTest, testing::kKernelInstructionSets);

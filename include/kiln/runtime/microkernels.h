@@ -1722,12 +1722,12 @@ static inline __attribute__((always_inline)) kiln_dw_vec kiln_activate_vec(int32
 
 #if KILN_DW_VL == 8
 /* AVX2: sixteen registers cannot hold a tile whose weights are read from L1 for enough
- * multiply-adds, so the tile is walked in sub-tiles of at most 12 / blocks positions x blocks (12
- * accumulators) over chunks of input blocks whose weights fit L1: each chunk's partial sums go
- * through C, the weights stay in L1 while the tile's sub-tiles reuse them. With three or four
- * blocks the weights are the multiply-adds' memory operands (12 accumulators, a broadcast, no
- * weight registers), as GCC would otherwise keep each block's weight in a register and spill:
- * 3 broadcasts + 12 FMAs per step where the 14 x 1 tile took 14 broadcasts, a load and 14 FMAs. */
+ * multiply-adds, so the tile is walked in sub-tiles of up to 12 accumulators (at most 12 / B
+ * positions x B of its blocks, kiln_conv8_sub_blocks) over chunks of input blocks whose weights fit
+ * L1: each chunk's partial sums go through C, the weights stay in L1 while the tile's sub-tiles
+ * reuse them. A sub-tile of three or four blocks takes its weights as the multiply-adds' memory
+ * operands (12 accumulators, a broadcast, no weight registers), as GCC would otherwise keep each
+ * block's weight in a register and spill; one of one or two blocks holds them in registers. */
 #define KILN_CONV8_FMA_MEM(acc, x, p) __asm__("vfmadd231ps %2, %1, %0" : "+x"(acc) : "x"(x), "m"(*(const __m256_u*)(p)))
 #define KILN_CONV8_FMA(acc, x, p)                            \
   {                                                          \
@@ -1807,13 +1807,22 @@ static inline __attribute__((always_inline)) void kiln_conv8_subtile(
   }
 }
 
+/* The blocks of a sub-tile: a four-block tile's pairs where its positions split into sub-tiles of
+ * 4.5 or more on average (10-12 accumulators, two weight registers and no memory operands: 12 x 4
+ * cache-resident at 98 GFLOP/s as 6 x 2 sub-tiles, at 76 as 3 x 4; 7 x 4 as 4 + 3 x 2 at 65,
+ * as 3 + 2 + 2 x 4 at 74), else all of the tile's blocks. */
+static inline __attribute__((always_inline)) int64_t kiln_conv8_sub_blocks(int64_t rows, int64_t blocks) {
+  return blocks == 4 && 2 * rows >= 9 * ((rows + 5) / 6) ? 2 : blocks;
+}
+
 static inline __attribute__((always_inline)) int32_t kiln_conv_nchwc_vec_ep_f32(
     int64_t rows, int64_t blocks, int64_t stride, int64_t cb, int64_t lanes, int64_t kh, int64_t kw,
     const float* KILN_RESTRICT d, int64_t d_block, int64_t d_tap_row, int64_t d_tap_col, const float* KILN_RESTRICT w,
     int64_t w_in, int64_t w_out, int64_t w_tap_row, int64_t w_tap_col, float* KILN_RESTRICT c, int64_t c_block,
     const float* KILN_RESTRICT bias, const float* KILN_RESTRICT residual, int32_t act, float lo, float hi,
     int64_t twin) {
-  const int64_t step = lanes * stride, max_sub = 12 / blocks;
+  const int64_t sub_blocks = kiln_conv8_sub_blocks(rows, blocks);
+  const int64_t step = lanes * stride, max_sub = 12 / sub_blocks;
   /* Sub-tiles as equal in size as they divide: a short last one would wait on the latency of its
    * few accumulators' multiply-adds (14 x 1 as 12 + 2: 62 GFLOP/s cache-resident, as 7 + 7: 82). */
   const int64_t subs = (rows + max_sub - 1) / max_sub, sub = rows / subs, wider = rows % subs;
@@ -1821,18 +1830,23 @@ static inline __attribute__((always_inline)) int32_t kiln_conv_nchwc_vec_ep_f32(
   const int64_t chunk = per_block >= KILN_CONV8_CHUNK_BYTES ? 1 : KILN_CONV8_CHUNK_BYTES / per_block;
   for (int64_t ic0 = 0; ic0 < cb; ic0 += chunk) {
     const int64_t ic1 = cb - ic0 > chunk ? ic0 + chunk : cb;
-    const float* KILN_RESTRICT start = ic0 == 0 ? bias : 0;
     const int last = ic1 == cb;
-    int64_t p = 0;
-    /* Two calls, each on a constant position count once inlined: `wider` of sub + 1, then sub. */
-    for (int64_t k = 0; k < wider; ++k, p += sub + 1)
-      kiln_conv8_subtile(sub + 1, blocks, step, ic0, ic1, lanes, kh, kw, d + p * step, d_block, d_tap_row, d_tap_col, w,
-                         w_in, w_out, w_tap_row, w_tap_col, c + p * 8, c_block, start, residual ? residual + p * 8 : 0,
-                         act, lo, hi, twin, last);
-    for (; p < rows; p += sub)
-      kiln_conv8_subtile(sub, blocks, step, ic0, ic1, lanes, kh, kw, d + p * step, d_block, d_tap_row, d_tap_col, w,
-                         w_in, w_out, w_tap_row, w_tap_col, c + p * 8, c_block, start, residual ? residual + p * 8 : 0,
-                         act, lo, hi, twin, last);
+    for (int64_t b0 = 0; b0 < blocks; b0 += sub_blocks) {
+      const float* KILN_RESTRICT w_b0 = w + b0 * w_out;
+      float* KILN_RESTRICT c_b0 = c + b0 * c_block;
+      const float* KILN_RESTRICT start = ic0 == 0 && bias ? bias + b0 * 8 : 0;
+      const float* KILN_RESTRICT residual_b0 = residual ? residual + b0 * c_block : 0;
+      int64_t p = 0;
+      /* Two calls, each on a constant position count once inlined: `wider` of sub + 1, then sub. */
+      for (int64_t k = 0; k < wider; ++k, p += sub + 1)
+        kiln_conv8_subtile(sub + 1, sub_blocks, step, ic0, ic1, lanes, kh, kw, d + p * step, d_block, d_tap_row,
+                           d_tap_col, w_b0, w_in, w_out, w_tap_row, w_tap_col, c_b0 + p * 8, c_block, start,
+                           residual_b0 ? residual_b0 + p * 8 : 0, act, lo, hi, twin, last);
+      for (; p < rows; p += sub)
+        kiln_conv8_subtile(sub, sub_blocks, step, ic0, ic1, lanes, kh, kw, d + p * step, d_block, d_tap_row, d_tap_col,
+                           w_b0, w_in, w_out, w_tap_row, w_tap_col, c_b0 + p * 8, c_block, start,
+                           residual_b0 ? residual_b0 + p * 8 : 0, act, lo, hi, twin, last);
+    }
   }
   return 0;
 }

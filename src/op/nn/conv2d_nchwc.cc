@@ -378,10 +378,11 @@ void schedule_block_tiles(const ScheduleInput& in, const BlockedShape& s, const 
 // memory; each step loads positions + blocks vectors for positions x blocks multiply-adds, the
 // fewest per multiply-add wins, the larger tile on a tie (measured cache-resident: 7x4, 8x3, 7x3
 // at 92-95% of peak, 14x2 at 88-91%, 14x1 at 78-86%). AVX2 (8 lanes): the kernel walks the tile
-// in register sub-tiles of 12 accumulators over chunks of input blocks whose weights stay in L1,
-// so the tile is as wide as the kernel's positions allow and has as many blocks (up to 4) as
-// divide the group: the sub-tiles then broadcast one input per 4 multiply-adds (ResNet-50 on Zen 3:
-// the 14 x 1 tile that kept all its accumulators in registers ran its 1x1 layers at 45-70% of peak).
+// in register sub-tiles of up to 12 accumulators over chunks of input blocks whose weights stay in
+// L1, so the tile is as wide as the kernel's positions allow and has as many blocks (up to 4) as
+// divide the group: the chunk's weights then serve more positions and the input fewer block groups
+// (ResNet-50 on Zen 3: the 14 x 1 tile that kept all its accumulators in registers ran its 1x1
+// layers at 45-70% of peak).
 ConvRegisterTile conv_register_tile(int64_t width, int64_t group_blocks, int64_t lanes) {
   ConvRegisterTile best;
   if (lanes < 16) {
