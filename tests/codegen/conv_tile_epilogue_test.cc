@@ -24,10 +24,10 @@ struct Tile {
 
 // AVX-512's tiles (28 accumulators) and AVX2's (sub-tiles of up to 12 accumulators, of equal
 // positions or of two sizes: 13 x 1 as 7 + 6, 7 x 4 as 3 + 2 + 2; 12 x 4 and 11 x 4 in pairs of
-// blocks, 6 + 6 and 6 + 5 positions).
-const std::vector<Tile> kTiles = {{7, 4, 1, 16}, {14, 2, 2, 16}, {3, 1, 1, 16}, {8, 3, 2, 16},
-                                  {4, 3, 1, 8},  {6, 2, 2, 8},   {2, 4, 1, 8},  {14, 1, 1, 8},
-                                  {13, 1, 1, 8}, {7, 4, 2, 8},   {12, 4, 1, 8}, {11, 4, 2, 8}};
+// blocks, 6 + 6 and 6 + 5 positions; AVX2 tiles wider than AVX-512's: 17 x 4, 30 x 1).
+const std::vector<Tile> kTiles = {{7, 4, 1, 16}, {14, 2, 2, 16}, {3, 1, 1, 16}, {8, 3, 2, 16}, {4, 3, 1, 8},
+                                  {6, 2, 2, 8},  {2, 4, 1, 8},   {14, 1, 1, 8}, {13, 1, 1, 8}, {7, 4, 2, 8},
+                                  {12, 4, 1, 8}, {11, 4, 2, 8},  {17, 4, 1, 8}, {30, 1, 2, 8}};
 constexpr int64_t kInputBlocks = 2, kWindow = 3, kLanes = 16;
 
 // The data of one input block: kWindow rows of the padded width the tile's taps reach.

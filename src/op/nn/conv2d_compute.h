@@ -43,6 +43,11 @@ void blocked_conv2d_schedule(const ScheduleInput& in, const Conv2DAttrs& attrs, 
 struct ConvRegisterTile {
   int64_t positions = 0, blocks = 0;
 };
+// Positions of an AVX2 tile at most (8-lane blocks): its kernel walks any number in register
+// sub-tiles, and a wider tile gives them better shapes (17 x 4 as 6 + 6 + 5 positions x 2 blocks,
+// where 9 x 4 on a copy padded to 18 splits 5 + 4) and odd widths up to it need no padded copy
+// (Inception's 17 and 35); 36 keeps a chunk's input rows (16 blocks) and weights (16 KB) near L1.
+inline constexpr int64_t kConv8TilePositions = 36;
 ConvRegisterTile conv_register_tile(int64_t width, int64_t group_blocks, int64_t lanes);
 
 }  // namespace kiln::nn

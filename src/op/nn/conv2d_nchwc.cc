@@ -135,12 +135,13 @@ bool block_tiles_apply(const BlockedShape& s, const ConvLayoutChoice& blocks, co
          s.out_dtype == DType::kFloat32;
 }
 
-// Up to 14 positions where kiln_conv_nchwc_f32 runs (AVX-512: as many as its registers hold
-// beside the weights and a broadcast; AVX2: the width its sub-tiles walk); the generated tile 14
+// Up to 14 positions where kiln_conv_nchwc_f32 runs with AVX-512 (as many as its registers hold
+// beside the weights and a broadcast), up to kConv8TilePositions with AVX2; the generated tile 14
 // with 16-wide blocks (AVX-512's 32 registers: measured 10% faster than 8 on ResNet-18), 8 with
 // narrower ones.
 WidthTiling width_tiling(const BlockedShape& s, const ConvLayoutChoice& blocks, const Target& target) {
-  const int64_t limit = block_tiles_apply(s, blocks, target) || s.y >= 16 ? KILN_CONV_TILE_MAX_ROWS : 8;
+  const bool tiles = block_tiles_apply(s, blocks, target);
+  const int64_t limit = tiles && s.y < 16 ? kConv8TilePositions : tiles || s.y >= 16 ? KILN_CONV_TILE_MAX_ROWS : 8;
   const int64_t exact = positions_per_tile(s.ow, limit);
   if (blocks.depthwise || s.acc != s.out_dtype || s.ow <= limit || 2 * exact > limit) return {exact, s.ow};
   WidthTiling best{exact, s.ow};
@@ -388,7 +389,7 @@ ConvRegisterTile conv_register_tile(int64_t width, int64_t group_blocks, int64_t
   if (lanes < 16) {
     for (int64_t b = KILN_CONV_TILE_MAX_BLOCKS; b >= 1 && !best.blocks; --b)
       if (group_blocks % b == 0) best.blocks = b;
-    for (int64_t r = std::min<int64_t>(width, KILN_CONV_TILE_MAX_ROWS); r >= 1 && !best.positions; --r)
+    for (int64_t r = std::min<int64_t>(width, kConv8TilePositions); r >= 1 && !best.positions; --r)
       if (width % r == 0) best.positions = r;
     return best;
   }
