@@ -1,8 +1,8 @@
 // The register tile kiln_conv_nchwc_f32 runs (conv_register_tile), chosen by the vector width:
 // with AVX-512's 16 lanes the fewest loads per multiply-add within 28 accumulators; with AVX2's
 // 8 lanes, whose kernel walks the tile in register sub-tiles, the most positions (up to
-// kConv8TilePositions) and the most blocks (up to 4). Positions divide the computed width, blocks the group's output
-// blocks.
+// kConv8TilePositions) and the most blocks (up to 4). Positions divide the computed width,
+// blocks the group's output blocks.
 #include <gtest/gtest.h>
 
 #include <cstdint>

@@ -389,8 +389,7 @@ ConvRegisterTile conv_register_tile(int64_t width, int64_t group_blocks, int64_t
   if (lanes < 16) {
     for (int64_t b = KILN_CONV_TILE_MAX_BLOCKS; b >= 1 && !best.blocks; --b)
       if (group_blocks % b == 0) best.blocks = b;
-    for (int64_t r = std::min<int64_t>(width, kConv8TilePositions); r >= 1 && !best.positions; --r)
-      if (width % r == 0) best.positions = r;
+    best.positions = positions_per_tile(width, kConv8TilePositions);
     return best;
   }
   auto loads_per_fma = [](int64_t r, int64_t b) { return static_cast<double>(r + b) / static_cast<double>(r * b); };
